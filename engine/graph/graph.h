@@ -1,0 +1,103 @@
+#pragma once
+/// The graph IR: one FX graph as PyTorch/AOT autograd hands it to TorchAir. Nodes are kept in
+/// FX order (placeholders first, `output` last); references between nodes are indices into
+/// `Graph::nodes`. A Graph is built by a reader, then `finalize()` resolves names and computes users.
+#include "engine/core/result.h"
+#include "engine/graph/sym_expr.h"
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace engine {
+
+enum class DType { F32, F16, BF16, F64, I64, I32, I16, I8, U8, Bool, C64, C128, F8E4M3, F8E5M2, Unknown };
+
+/// Bytes per element (1 for bool, 0 for Unknown).
+uint64_t dtypeSize(DType t);
+/// Accepts the spellings users meet: "float32", "torch.float32", "f32", "fp32", "float16", "half",
+/// "f16", "bfloat16", "bf16", "int64", "i64", "long", "int32", "int", "i32", "bool", "b8", "uint8", "u8", ...
+DType parseDType(const std::string& text);
+/// Canonical short name as PyTorch annotations print it: "f32", "f16", "bf16", "i64", "b8", ...
+std::string dtypeShortName(DType t);
+
+struct TensorMeta {
+    std::vector<SymExpr> shape;
+    std::vector<SymExpr> stride; ///< empty means contiguous
+    DType dtype = DType::F32;
+    std::string device = "npu:0";
+    int64_t storageOffset = 0;
+
+    bool isSymbolic() const; ///< some size is not a constant
+    /// Bytes of the storage this tensor needs: itemsize * (storageOffset + 1 + sum((size-1)*stride)),
+    /// 0 when any size is 0.
+    Result<uint64_t> storageBytes(const SymbolValues& syms) const;
+    Result<std::vector<int64_t>> concreteShape(const SymbolValues& syms) const;
+    bool onDevice() const { return device.rfind("cpu", 0) != 0; }
+};
+
+/// What a placeholder is, as TorchAir's parse_input classifies it (reference §2.1 step 5).
+/// Parameter, Buffer and StaticAddress all go to `parameter_user_inputs`.
+enum class InputKind { Parameter, Buffer, StaticAddress, UserInput, SymInt };
+const char* inputKindName(InputKind k);
+
+/// An argument of a node: a constant, a reference to another node, or a list of arguments.
+struct Arg {
+    enum class Kind { None, NodeRef, Int, Float, Bool, Str, List };
+    Kind kind = Kind::None;
+    int64_t i = 0;
+    double f = 0.0;
+    bool b = false;
+    std::string s; ///< Str value, or the referenced node's name for NodeRef
+    int node = -1; ///< NodeRef: index into Graph::nodes, set by finalize()
+    std::vector<Arg> items; ///< List
+
+    static Arg ref(std::string name);
+    static Arg integer(int64_t v);
+    static Arg list(std::vector<Arg> v);
+};
+
+enum class NodeOp { Placeholder, CallFunction, CallMethod, GetAttr, Output };
+
+struct Node {
+    std::string name;
+    NodeOp op = NodeOp::CallFunction;
+    /// "aten.mm.default", "aten.copy_.default", "npu.npu_fused_infer_attention_score.default",
+    /// "operator.getitem"; for placeholders and output, empty.
+    std::string target;
+    std::vector<Arg> args;
+    std::vector<std::pair<std::string, Arg>> kwargs;
+    /// Tensor results: one for an ordinary op, several for a multi-output op (getitem picks one),
+    /// none for a SymInt or non-tensor result. Placeholders of tensor kind have exactly one.
+    std::vector<TensorMeta> outputs;
+    InputKind inputKind = InputKind::UserInput; ///< placeholders only
+    SymExpr symbol; ///< SymInt placeholders: the symbol they carry ("s0")
+    SymExpr workspaceBytes; ///< aclnn workspace the op allocates and frees during capture (0 = none)
+    std::string provenance; ///< "# File: ..." line or module path, when known
+    std::vector<int> users; ///< computed by finalize(): nodes whose args mention this node
+};
+
+/// One FX graph.
+struct Graph {
+    std::string id; ///< how the scenario names it ("decode")
+    std::string comment;
+    bool dynamic = false; ///< compiled with dynamic=True (symbolic sizes allowed)
+    std::vector<Node> nodes;
+
+    /// Resolves NodeRef names to indices, computes users, and checks the shape of the graph:
+    /// unique names, placeholders first, exactly one output node, references to earlier nodes only.
+    Result<void> finalize();
+    int find(const std::string& name) const; ///< -1 if absent
+    std::vector<int> placeholders() const; ///< in placeholder order (TorchAir's input index)
+    int outputNode() const;
+    /// Placeholder names TorchAir treats as mutated (reference §2.1 step 3): those appearing as
+    /// args[0] of a node whose op name ends with `_` (copy_, add_, index_put_, ...), or as a mutated
+    /// argument of a known multi-inplace op.
+    std::vector<std::string> mutatedInputs() const;
+
+private:
+    std::map<std::string, int> m_index;
+};
+
+} // namespace engine

@@ -1,0 +1,25 @@
+#pragma once
+/// What the simulator needs to know about an op target to model memory: does it allocate a new
+/// storage, alias one of its inputs (views), or write into its first argument (in-place)?
+#include <string>
+
+namespace engine {
+
+struct OpInfo {
+    enum class Effect {
+        Allocates, ///< ordinary op: each tensor result gets a new storage
+        View, ///< results alias args[0]'s storage (view, reshape of contiguous, slice, t, expand, ...)
+        InPlace, ///< writes args[0] and returns it (op name ends with `_`, or an `out=` variant)
+        GetItem, ///< operator.getitem: picks one result of a multi-output producer
+        NoTensor, ///< sym_size, scalar ops: nothing on the device
+    };
+    Effect effect = Effect::Allocates;
+    std::string packet; ///< overload packet: "aten.copy_.default" -> "copy_"
+    std::string ns; ///< "aten", "npu", "atb", "air", "" for operator/python builtins
+};
+
+/// Classifies a target string as written in FX ("aten.view.default", "torch.ops.aten.view.default",
+/// "operator.getitem", "npu.npu_fused_infer_attention_score.default", a method name "view").
+OpInfo classifyOp(const std::string& target);
+
+} // namespace engine

@@ -1,0 +1,82 @@
+#pragma once
+/// A scenario: one run a user wants to understand — TorchAir config, FX graphs, device, and the
+/// sequence of calls. Read from JSON (docs/scenario-format.md); every error names the file and the
+/// JSON path ("$.calls[3].inputs.arg2_1") and says what was expected.
+#include "engine/core/py_value.h"
+#include "engine/config/options.h"
+#include "engine/core/result.h"
+#include "engine/graph/graph.h"
+#include "engine/memory/caching_allocator.h"
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace engine::scenario {
+
+constexpr int kFormatVersion = 1;
+
+struct DeviceSpec {
+    memory::Profile profile = memory::Profile::Npu;
+    uint64_t capacityBytes = 64ull << 30; ///< Atlas A2 (910B) HBM
+    uint64_t l2Bytes = 192ull << 20; ///< Atlas A2 L2 cache
+    int cubeCores = 24; ///< stream core limits in force before any call changes them
+    int vectorCores = 48;
+    double copyBytesPerSecond = 800e9; ///< device-to-device copy rate, for modelled copy times
+};
+
+/// How a call binds one tensor input.
+struct Binding {
+    enum class Kind {
+        Default, ///< not given: parameters, buffers, static and mutated inputs keep their storage,
+                 ///< other user inputs get a new one
+        New, ///< a fresh storage for this call (the caller drops it after the call)
+        Named, ///< the storage called `name`; created on first use, same address afterwards
+        OutputOf, ///< output `index` returned by call `call` (0-based, after repeats are expanded)
+    };
+    Kind kind = Kind::Default;
+    std::string name;
+    int call = -1;
+    int index = 0;
+};
+
+struct CoreLimit {
+    int cube = 0;
+    int vector = 0;
+};
+
+struct Call {
+    std::string graph; ///< Graph::id
+    SymbolValues symbols;
+    std::map<std::string, Binding> inputs; ///< placeholder name -> binding
+    /// How long the caller keeps the returned outputs: 0 = dropped before the next call,
+    /// N = alive through the next N calls, -1 = until the end of the run.
+    int keepOutputs = 0;
+    std::optional<CoreLimit> coreLimit; ///< set_stream_limit before this call (persists)
+    std::string note;
+    std::string sourcePath; ///< "$.calls[3]" (repeats share it)
+};
+
+struct Scenario {
+    std::string path; ///< file it was read from, for messages
+    int version = kFormatVersion;
+    std::string name;
+    std::string comment; ///< what the scenario demonstrates
+    std::optional<config::Backend> backend; ///< absent = config::guessBackend(config)
+    std::vector<std::pair<std::string, PyValue>> config; ///< settings in file order, names as written
+    DeviceSpec device;
+    std::vector<Graph> graphs;
+    std::vector<Call> calls; ///< with `repeat` expanded
+
+    const Graph* graph(const std::string& id) const;
+};
+
+/// Reads and validates a scenario file. Graph references in calls, placeholder names in bindings,
+/// symbol names and OutputOf references are all checked here, so the simulator can trust them.
+Result<Scenario> readScenarioFile(const std::string& path);
+/// Same, from text; `path` only labels messages.
+Result<Scenario> parseScenario(const std::string& text, const std::string& path);
+
+} // namespace engine::scenario
