@@ -25,7 +25,7 @@ const char* backendName(Backend b); ///< "torchair" / "npugraph_ex"
 struct OptionSpec {
     std::string torchairName; ///< dotted path, empty if torchair has none
     std::string npugraphExName; ///< flat name, empty if npugraph_ex has none
-    std::string type; ///< "bool", "int", "pool", "choice", "str", "dict", "intlist"
+    std::string type; ///< "bool", "int", "pool", "choice", "str", "dict", "intlist", "path", "callable"
     PyValue torchairDefault;
     PyValue npugraphExDefault;
     bool inverted = false; ///< the npugraph_ex name means the opposite (reuse_graph_pool_in_same_fx)
@@ -59,7 +59,8 @@ struct Options {
     /// Each setting as the user wrote it, in order: (name as written, value repr), for reports.
     std::vector<std::pair<std::string, std::string>> written;
     /// Compile-time warnings TorchAir prints for this configuration (frozen_parameter, run_eagerly,
-    /// reduce-overhead deprecation, ...), in the order TorchAir prints them.
+    /// reduce-overhead deprecation, ...), in the order TorchAir prints them. Each is "<Category>: <exact text>",
+    /// Category being the Python warning class (UserWarning, DeprecationWarning) or WARNING for a logger warning.
     std::vector<std::string> warnings;
     /// Notes where a written value behaves surprisingly (npugraph_ex's integer 0 for a bool option).
     std::vector<std::string> notes;

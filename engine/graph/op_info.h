@@ -16,6 +16,9 @@ struct OpInfo {
     Effect effect = Effect::Allocates;
     std::string packet; ///< overload packet: "aten.copy_.default" -> "copy_"
     std::string ns; ///< "aten", "npu", "atb", "air", "" for operator/python builtins
+    /// Overload name: "aten.add.Tensor" -> "Tensor"; empty when the target has none. An InPlace op
+    /// whose overload is "out" or "*_out" writes its `out` kwarg rather than args[0].
+    std::string overload;
 };
 
 /// Classifies a target string as written in FX ("aten.view.default", "torch.ops.aten.view.default",

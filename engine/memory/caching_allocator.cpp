@@ -1,0 +1,611 @@
+#include "engine/memory/caching_allocator.h"
+
+#include <algorithm>
+#include <cinttypes>
+#include <cstdio>
+#include <sstream>
+#include <tuple>
+
+namespace engine::memory {
+
+namespace {
+
+constexpr uint64_t kMinBlockSize = 512;
+constexpr uint64_t kSmallSize = 1ull << 20;
+constexpr uint64_t kSmallBuffer = 2ull << 20;
+constexpr uint64_t kMinLargeAlloc = 10ull << 20;
+constexpr uint64_t kRoundLarge = 2ull << 20;
+// Simulated device addresses: an arbitrary but realistic-looking base; segments are 2 MiB aligned and separated by
+// at least one 2 MiB hole so that no two segments ever touch (a block can never be mistaken for a neighbour across
+// segments) and no address is ever handed out twice.
+constexpr uint64_t kAddressBase = 0x12c000000000ull;
+constexpr uint64_t kSegmentAlign = 2ull << 20;
+// Requests this large cannot be rounded without overflow and can never fit any plausible device.
+constexpr uint64_t kMaxRequest = 1ull << 60;
+
+uint64_t roundUp(uint64_t v, uint64_t m)
+{
+    return (v + m - 1) / m * m;
+}
+
+uint64_t floorLog2(uint64_t v)
+{
+    uint64_t r = 0;
+    while (v >>= 1)
+        ++r;
+    return r;
+}
+
+// PyTorch's roundup_power2_next_division, including its use of floor(log2(divisions)) for a count that is not a
+// power of two.
+uint64_t roundupPower2NextDivision(uint64_t size, uint64_t divisions)
+{
+    if ((size & (size - 1)) == 0)
+        return size;
+    uint64_t power2Floor = 1ull << floorLog2(size);
+    uint64_t step = power2Floor >> floorLog2(divisions);
+    if (!step)
+        return power2Floor << 1;
+    uint64_t floorSize = size & ~(step - 1);
+    return floorSize == size ? size : floorSize + step;
+}
+
+// c10's format_size, so OOM messages read like PyTorch's.
+std::string formatSize(uint64_t size)
+{
+    std::ostringstream os;
+    os.precision(2);
+    os << std::fixed;
+    if (size <= 1024)
+        os << size << " bytes";
+    else if (size <= 1048576)
+        os << double(size) / 1024.0 << " KiB";
+    else if (size <= 1073741824ull)
+        os << double(size) / 1048576.0 << " MiB";
+    else
+        os << double(size) / 1073741824.0 << " GiB";
+    return os.str();
+}
+
+std::string hexAddress(uint64_t address)
+{
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "0x%" PRIx64, address);
+    return buf;
+}
+
+} // namespace
+
+std::string PoolId::str() const
+{
+    return "(" + std::to_string(first) + ", " + std::to_string(second) + ")";
+}
+
+const char* profileName(Profile p)
+{
+    return p == Profile::Npu ? "npu" : "cuda";
+}
+
+int SegmentInfo::activeNum() const
+{
+    return int(std::count_if(blocks.begin(), blocks.end(), [](const BlockInfo& b) { return b.allocated; }));
+}
+
+struct CachingAllocator::Impl {
+    struct Block {
+        uint64_t size = 0;
+        uint64_t requested = 0;
+        bool allocated = false;
+        OwnerId owner = kNoOwner;
+    };
+
+    struct Segment {
+        PoolId pool;
+        StreamId stream = 0;
+        bool small = false;
+        uint64_t address = 0;
+        uint64_t totalSize = 0;
+        uint64_t allocatedSize = 0;
+        int allocatedCount = 0;
+        std::map<uint64_t, Block> blocks; ///< by address; never empty
+        bool isOneFreeBlock() const { return blocks.size() == 1 && !blocks.begin()->second.allocated; }
+    };
+
+    /// One entry per free block. Ordering by (pool, kind, stream) first makes each BlockPool a contiguous range,
+    /// and (size, address) inside it gives best fit with ties to the lowest address from one lower_bound.
+    struct FreeEntry {
+        PoolId pool;
+        bool small;
+        StreamId stream;
+        uint64_t size;
+        uint64_t address;
+        bool operator<(const FreeEntry& o) const
+        {
+            if (pool != o.pool)
+                return pool < o.pool;
+            return std::tie(small, stream, size, address) < std::tie(o.small, o.stream, o.size, o.address);
+        }
+        bool sameBlockPool(const FreeEntry& o) const
+        {
+            return pool == o.pool && small == o.small && stream == o.stream;
+        }
+    };
+
+    struct Pool {
+        int useCount = 0; ///< 0 for the default pool and for freeable private pools
+        std::set<uint64_t> segments; ///< head addresses
+    };
+
+    std::map<uint64_t, std::unique_ptr<Segment>> segments; ///< by head address
+    std::set<FreeEntry> freeBlocks;
+    std::map<PoolId, Pool> pools; ///< always holds the default pool
+    uint64_t nextAddress = kAddressBase;
+    uint64_t reserved = 0;
+    uint64_t allocated = 0;
+    uint64_t peakReserved = 0;
+
+    void insertFree(const Segment& s, uint64_t address, uint64_t size)
+    {
+        freeBlocks.insert({ s.pool, s.small, s.stream, size, address });
+    }
+    void eraseFree(const Segment& s, uint64_t address, uint64_t size)
+    {
+        freeBlocks.erase({ s.pool, s.small, s.stream, size, address });
+    }
+
+    Segment* segmentContaining(uint64_t address) const
+    {
+        auto it = segments.upper_bound(address);
+        if (it == segments.begin())
+            return nullptr;
+        --it;
+        Segment* s = it->second.get();
+        return address < s->address + s->totalSize ? s : nullptr;
+    }
+
+    Segment& createSegment(PoolId pool, StreamId stream, bool small, uint64_t size)
+    {
+        auto seg = std::make_unique<Segment>();
+        seg->pool = pool;
+        seg->stream = stream;
+        seg->small = small;
+        seg->address = nextAddress;
+        seg->totalSize = size;
+        seg->blocks.emplace(seg->address, Block { size, 0, false, kNoOwner });
+        nextAddress = roundUp(seg->address + size, kSegmentAlign) + kSegmentAlign;
+        reserved += size;
+        peakReserved = std::max(peakReserved, reserved);
+        Segment& ref = *seg;
+        insertFree(ref, ref.address, size);
+        pools[pool].segments.insert(ref.address);
+        segments.emplace(ref.address, std::move(seg));
+        return ref;
+    }
+
+    void releaseSegment(Segment& s)
+    {
+        uint64_t head = s.address;
+        eraseFree(s, head, s.totalSize);
+        reserved -= s.totalSize;
+        pools[s.pool].segments.erase(head);
+        segments.erase(head); // destroys s
+    }
+
+    /// Hands out the front `n` bytes of the free block at `it`, splitting off the remainder when should_split
+    /// (§1.6) says so; otherwise the whole block is allocated and counts in allocated bytes.
+    uint64_t allocateFrom(Segment& s, std::map<uint64_t, Block>::iterator it, uint64_t n, uint64_t requested,
+        OwnerId owner, uint64_t maxSplitSize)
+    {
+        Block& b = it->second;
+        eraseFree(s, it->first, b.size);
+        uint64_t remainder = b.size - n;
+        bool split = s.small ? remainder >= kMinBlockSize : (n < maxSplitSize && remainder > kSmallSize);
+        if (split) {
+            b.size = n;
+            s.blocks.emplace_hint(std::next(it), it->first + n, Block { remainder, 0, false, kNoOwner });
+            insertFree(s, it->first + n, remainder);
+        }
+        b.allocated = true;
+        b.requested = requested;
+        b.owner = owner;
+        s.allocatedSize += b.size;
+        ++s.allocatedCount;
+        allocated += b.size;
+        return it->first;
+    }
+
+    void freeBlock(Segment& s, std::map<uint64_t, Block>::iterator it)
+    {
+        Block& b = it->second;
+        b.allocated = false;
+        b.requested = 0;
+        b.owner = kNoOwner;
+        s.allocatedSize -= b.size;
+        --s.allocatedCount;
+        allocated -= b.size;
+        if (it != s.blocks.begin()) {
+            auto prev = std::prev(it);
+            if (!prev->second.allocated) {
+                eraseFree(s, prev->first, prev->second.size);
+                prev->second.size += b.size;
+                s.blocks.erase(it);
+                it = prev;
+            }
+        }
+        auto next = std::next(it);
+        if (next != s.blocks.end() && !next->second.allocated) {
+            eraseFree(s, next->first, next->second.size);
+            it->second.size += next->second.size;
+            s.blocks.erase(next);
+        }
+        insertFree(s, it->first, it->second.size);
+    }
+
+    /// Frees every allocated block of `s` at once; the result equals freeing them one by one with merging.
+    void freeWholeSegment(Segment& s, std::vector<uint64_t>& freedAddresses)
+    {
+        for (auto& [address, b] : s.blocks) {
+            if (b.allocated)
+                freedAddresses.push_back(address);
+            else
+                eraseFree(s, address, b.size);
+        }
+        allocated -= s.allocatedSize;
+        s.allocatedSize = 0;
+        s.allocatedCount = 0;
+        s.blocks.clear();
+        s.blocks.emplace(s.address, Block { s.totalSize, 0, false, kNoOwner });
+        insertFree(s, s.address, s.totalSize);
+    }
+
+    SegmentInfo info(const Segment& s) const
+    {
+        SegmentInfo info;
+        info.pool = s.pool;
+        info.stream = s.stream;
+        info.small = s.small;
+        info.address = s.address;
+        info.totalSize = s.totalSize;
+        info.allocatedSize = s.allocatedSize;
+        info.blocks.reserve(s.blocks.size());
+        for (auto& [address, b] : s.blocks) {
+            info.blocks.push_back({ address, b.size, b.requested, b.allocated, b.owner });
+            if (b.allocated)
+                info.requestedSize += b.requested;
+        }
+        return info;
+    }
+
+    static bool isFreeable(const std::pair<const PoolId, Pool>& p)
+    {
+        return !p.first.isDefault() && !p.second.useCount;
+    }
+};
+
+CachingAllocator::CachingAllocator(AllocatorConfig config)
+    : m_config(std::move(config))
+    , m_impl(std::make_unique<Impl>())
+{
+    m_impl->pools[PoolId {}];
+}
+
+CachingAllocator::~CachingAllocator() = default;
+
+uint64_t CachingAllocator::roundSize(uint64_t request) const
+{
+    uint64_t s = request + m_config.pad();
+    if (s < kMinBlockSize)
+        return kMinBlockSize;
+    uint64_t divisions = m_config.roundupPower2Divisions;
+    if (divisions > 1 && s > kMinBlockSize * divisions)
+        return roundupPower2NextDivision(s, divisions);
+    return roundUp(s, kMinBlockSize);
+}
+
+uint64_t CachingAllocator::allocationSize(uint64_t rounded) const
+{
+    if (rounded <= kSmallSize)
+        return kSmallBuffer;
+    if (rounded < kMinLargeAlloc)
+        return m_config.largeSegmentSize;
+    return roundUp(rounded, kRoundLarge);
+}
+
+void CachingAllocator::increfPool(PoolId pool)
+{
+    if (pool.isDefault())
+        return;
+    // PyTorch asserts that a pool being incref'ed is not freeable; the simulator instead revives it, which is what a
+    // new capture into a handle whose old graphs were all reset means to a user.
+    ++m_impl->pools[pool].useCount;
+}
+
+void CachingAllocator::releasePool(PoolId pool)
+{
+    // Releasing the default pool, an unknown pool or one already freeable is a caller slip PyTorch would assert on;
+    // here it changes nothing.
+    auto it = m_impl->pools.find(pool);
+    if (pool.isDefault() || it == m_impl->pools.end() || !it->second.useCount)
+        return;
+    --it->second.useCount;
+}
+
+int CachingAllocator::poolUseCount(PoolId pool) const
+{
+    auto it = m_impl->pools.find(pool);
+    return it == m_impl->pools.end() ? 0 : it->second.useCount;
+}
+
+Result<uint64_t> CachingAllocator::allocate(PoolId pool, StreamId stream, uint64_t bytes, OwnerId owner)
+{
+    Impl& d = *m_impl;
+    if (!bytes)
+        return makeError(ErrorCode::InvalidArgument, "allocate: zero-byte requests never reach the allocator");
+    // Only a pool that a live capture (or MemPool) holds receives allocations in PyTorch: get_pool routes to private
+    // pools through allocation_scopes_, which exist only between beginAllocateToPool and endAllocateToPool. So a pool
+    // that was never incref'ed, or is freeable, is a simulator bug rather than something to create silently.
+    auto poolIt = d.pools.find(pool);
+    if (!pool.isDefault() && (poolIt == d.pools.end() || !poolIt->second.useCount))
+        return makeError(ErrorCode::Internal,
+            "allocate: private pool " + pool.str() + " is not in use (never incref'ed, or released)");
+
+    const char* device = m_config.profile == Profile::Npu ? "NPU" : "GPU";
+    const char* api = m_config.profile == Profile::Npu ? "NPU" : "CUDA";
+    // Modelled on the pre-2.2 PyTorch / torch_npu text, whose "Tried to allocate" is the segment size:
+    //   "NPU out of memory. Tried to allocate 20.00 MiB (NPU 0; 64.00 GiB total capacity; 63.98 GiB already
+    //    allocated; 10.00 MiB free; 63.99 GiB reserved in total by PyTorch)"
+    // CUDA reads "CUDA out of memory. ... (GPU 0; ...)". The device index is always 0: one allocator, one device.
+    auto oom = [&](uint64_t tried) {
+        uint64_t cap = m_config.capacityBytes;
+        uint64_t freeBytes = cap > d.reserved ? cap - d.reserved : 0;
+        return makeError(ErrorCode::OutOfMemory,
+            std::string(api) + " out of memory. Tried to allocate " + formatSize(tried) + " (" + device + " 0; "
+                + formatSize(cap) + " total capacity; " + formatSize(d.allocated) + " already allocated; "
+                + formatSize(freeBytes) + " free; " + formatSize(d.reserved) + " reserved in total by PyTorch)");
+    };
+    if (bytes >= kMaxRequest)
+        return oom(bytes);
+
+    uint64_t n = roundSize(bytes);
+    bool small = n <= kSmallSize;
+    uint64_t maxSplit = m_config.maxSplitSize;
+
+    Impl::FreeEntry key { pool, small, stream, n, 0 };
+    auto it = d.freeBlocks.lower_bound(key);
+    if (it != d.freeBlocks.end() && it->sameBlockPool(key)) {
+        uint64_t b = it->size;
+        // get_free_block's max_split_size rules (§1.5) reject the best fit without looking further.
+        bool refused = (n < maxSplit && b >= maxSplit) || (n >= maxSplit && b >= n + m_config.maxNonSplitRoundingSize);
+        if (!refused) {
+            Impl::Segment* s = d.segmentContaining(it->address);
+            return d.allocateFrom(*s, s->blocks.find(it->address), n, bytes, owner, maxSplit);
+        }
+    }
+
+    uint64_t segmentSize = allocationSize(n);
+    // PyTorch frees cached blocks and retries once before reporting OOM; private pools in use are untouched by it.
+    if (d.reserved + segmentSize > m_config.capacityBytes)
+        emptyCache();
+    if (d.reserved + segmentSize > m_config.capacityBytes)
+        return oom(segmentSize);
+    Impl::Segment& s = d.createSegment(pool, stream, small, segmentSize);
+    return d.allocateFrom(s, s.blocks.begin(), n, bytes, owner, maxSplit);
+}
+
+Result<void> CachingAllocator::free(uint64_t address)
+{
+    Impl::Segment* s = m_impl->segmentContaining(address);
+    auto it = s ? s->blocks.find(address) : std::map<uint64_t, Impl::Block>::iterator {};
+    if (!s || it == s->blocks.end() || !it->second.allocated)
+        return makeError(ErrorCode::NotFound, "free: no allocated block starts at " + hexAddress(address));
+    m_impl->freeBlock(*s, it);
+    return {};
+}
+
+Result<void> CachingAllocator::setOwner(uint64_t address, OwnerId owner)
+{
+    Impl::Segment* s = m_impl->segmentContaining(address);
+    auto it = s ? s->blocks.find(address) : std::map<uint64_t, Impl::Block>::iterator {};
+    if (!s || it == s->blocks.end() || !it->second.allocated)
+        return makeError(ErrorCode::NotFound, "setOwner: no allocated block starts at " + hexAddress(address));
+    it->second.owner = owner;
+    return {};
+}
+
+std::optional<BlockInfo> CachingAllocator::blockAt(uint64_t address) const
+{
+    Impl::Segment* s = m_impl->segmentContaining(address);
+    if (!s)
+        return std::nullopt;
+    auto it = std::prev(s->blocks.upper_bound(address));
+    const Impl::Block& b = it->second;
+    return BlockInfo { it->first, b.size, b.requested, b.allocated, b.owner };
+}
+
+PoolCheckpoint CachingAllocator::checkpoint(PoolId pool) const
+{
+    PoolCheckpoint state;
+    state.pool = pool;
+    auto poolIt = m_impl->pools.find(pool);
+    if (poolIt == m_impl->pools.end())
+        return state;
+    for (uint64_t head : poolIt->second.segments) {
+        const Impl::Segment& s = *m_impl->segments.at(head);
+        PoolCheckpoint::Segment seg;
+        seg.address = s.address;
+        seg.small = s.small;
+        seg.blocks.reserve(s.blocks.size());
+        for (auto& [address, b] : s.blocks)
+            seg.blocks.emplace_back(b.size, b.allocated);
+        state.segments.push_back(std::move(seg));
+    }
+    return state;
+}
+
+Result<RestoreResult> CachingAllocator::restore(const PoolCheckpoint& state)
+{
+    Impl& d = *m_impl;
+    // Validate everything first so that a failed restore leaves the allocator untouched (PyTorch checks segment by
+    // segment after already freeing the pool; a simulator that reports the error should not also corrupt state).
+    std::set<uint64_t> seen;
+    for (const auto& rec : state.segments) {
+        auto it = d.segments.find(rec.address);
+        if (it == d.segments.end())
+            return makeError(ErrorCode::Internal, "setCheckpointPoolState: could not find " + hexAddress(rec.address));
+        const Impl::Segment& s = *it->second;
+        if (s.pool != state.pool || s.small != rec.small)
+            return makeError(ErrorCode::Internal,
+                "setCheckpointPoolState: segment " + hexAddress(rec.address) + " does not belong to the "
+                    + (rec.small ? "small" : "large") + " pool " + state.pool.str());
+        if (!seen.insert(rec.address).second)
+            return makeError(ErrorCode::InvalidArgument,
+                "setCheckpointPoolState: segment " + hexAddress(rec.address) + " recorded twice");
+        uint64_t sum = 0;
+        for (auto& [size, allocated] : rec.blocks) {
+            if (!size || size > s.totalSize)
+                return makeError(ErrorCode::InvalidArgument,
+                    "setCheckpointPoolState: bad block size in segment " + hexAddress(rec.address));
+            sum += size;
+        }
+        if (sum != s.totalSize)
+            return makeError(ErrorCode::InvalidArgument,
+                "setCheckpointPoolState: recorded blocks of segment " + hexAddress(rec.address) + " sum to "
+                    + std::to_string(sum) + " bytes, the segment has " + std::to_string(s.totalSize));
+    }
+
+    RestoreResult result;
+    std::vector<uint64_t> freed;
+    auto poolIt = d.pools.find(state.pool);
+    if (poolIt != d.pools.end()) {
+        for (uint64_t head : poolIt->second.segments) {
+            Impl::Segment& s = *d.segments.at(head);
+            if (s.allocatedCount)
+                d.freeWholeSegment(s, freed);
+        }
+    }
+
+    for (const auto& rec : state.segments) {
+        Impl::Segment& s = *d.segments.at(rec.address);
+        d.eraseFree(s, s.address, s.totalSize);
+        s.blocks.clear();
+        uint64_t address = s.address;
+        size_t i = 0;
+        while (i < rec.blocks.size()) {
+            auto [size, allocated] = rec.blocks[i++];
+            if (allocated) {
+                s.blocks.emplace_hint(s.blocks.end(), address, Impl::Block { size, size, true, kNoOwner });
+                s.allocatedSize += size;
+                ++s.allocatedCount;
+                d.allocated += size;
+                result.created.push_back(address);
+            } else {
+                // PyTorch re-allocates every recorded block and then frees the unallocated ones, so adjacent free
+                // blocks in a checkpoint come back merged.
+                while (i < rec.blocks.size() && !rec.blocks[i].second)
+                    size += rec.blocks[i++].first;
+                s.blocks.emplace_hint(s.blocks.end(), address, Impl::Block { size, 0, false, kNoOwner });
+                d.insertFree(s, address, size);
+            }
+            address += size;
+        }
+    }
+
+    std::set<uint64_t> created(result.created.begin(), result.created.end());
+    for (uint64_t address : freed)
+        if (!created.count(address))
+            result.freed.push_back(address);
+    return result;
+}
+
+uint64_t CachingAllocator::emptyCache()
+{
+    Impl& d = *m_impl;
+    uint64_t released = 0;
+    for (auto poolIt = d.pools.begin(); poolIt != d.pools.end();) {
+        bool freeable = Impl::isFreeable(*poolIt);
+        if (!poolIt->first.isDefault() && !freeable) {
+            ++poolIt;
+            continue;
+        }
+        std::vector<Impl::Segment*> victims;
+        for (uint64_t head : poolIt->second.segments) {
+            Impl::Segment* s = d.segments.at(head).get();
+            if (s->isOneFreeBlock())
+                victims.push_back(s);
+        }
+        for (Impl::Segment* s : victims) {
+            released += s->totalSize;
+            d.releaseSegment(*s);
+        }
+        if (freeable && poolIt->second.segments.empty())
+            poolIt = d.pools.erase(poolIt);
+        else
+            ++poolIt;
+    }
+    return released;
+}
+
+std::vector<SegmentInfo> CachingAllocator::segments() const
+{
+    std::vector<SegmentInfo> out;
+    out.reserve(m_impl->segments.size());
+    for (auto& [head, s] : m_impl->segments)
+        out.push_back(m_impl->info(*s));
+    return out;
+}
+
+std::vector<SegmentInfo> CachingAllocator::segments(PoolId pool) const
+{
+    std::vector<SegmentInfo> out;
+    auto poolIt = m_impl->pools.find(pool);
+    if (poolIt == m_impl->pools.end())
+        return out;
+    for (uint64_t head : poolIt->second.segments)
+        out.push_back(m_impl->info(*m_impl->segments.at(head)));
+    return out;
+}
+
+PoolTotals CachingAllocator::totals(PoolId pool) const
+{
+    PoolTotals t;
+    auto poolIt = m_impl->pools.find(pool);
+    if (poolIt == m_impl->pools.end())
+        return t;
+    for (uint64_t head : poolIt->second.segments) {
+        const Impl::Segment& s = *m_impl->segments.at(head);
+        t.reserved += s.totalSize;
+        t.allocated += s.allocatedSize;
+        ++t.segments;
+        t.blocks += int(s.blocks.size());
+        t.activeBlocks += s.allocatedCount;
+    }
+    return t;
+}
+
+std::vector<PoolId> CachingAllocator::pools() const
+{
+    std::vector<PoolId> out;
+    for (auto& [id, p] : m_impl->pools)
+        if (!p.segments.empty() || p.useCount)
+            out.push_back(id);
+    return out;
+}
+
+uint64_t CachingAllocator::reservedBytes() const
+{
+    return m_impl->reserved;
+}
+uint64_t CachingAllocator::allocatedBytes() const
+{
+    return m_impl->allocated;
+}
+uint64_t CachingAllocator::peakReservedBytes() const
+{
+    return m_impl->peakReserved;
+}
+void CachingAllocator::resetPeak()
+{
+    m_impl->peakReserved = m_impl->reserved;
+}
+
+} // namespace engine::memory

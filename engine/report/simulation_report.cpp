@@ -1,0 +1,164 @@
+#include "engine/report/simulation_report.h"
+
+#include <nlohmann/json.hpp>
+
+namespace engine::report {
+
+using nlohmann::ordered_json;
+using runtime::LogLevel;
+
+std::string formatLogLine(const runtime::LogLine& line, config::Backend backend, int call)
+{
+    if (!line.category.empty())
+        return line.category + ": " + line.text;
+    std::string s = std::string("[") + runtime::logLevelName(line.level) + "] " + (backend == config::Backend::NpugraphEx ? "NPUGRAPH_EX" : "TORCHAIR");
+    if (call >= 0)
+        s += " call " + std::to_string(call);
+    return s + ": " + line.text;
+}
+
+namespace {
+
+std::string mib(uint64_t bytes)
+{
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%.2f MiB", double(bytes) / (1024.0 * 1024.0));
+    return buf;
+}
+
+} // namespace
+
+std::string simulationText(const runtime::Simulation& sim, LogLevel minLevel)
+{
+    std::string out;
+    const config::Backend backend = sim.options.backend;
+    for (const runtime::Event& e : sim.events)
+        for (const runtime::LogLine& l : e.log)
+            if (int(l.level) >= int(minLevel) || !l.category.empty())
+                out += formatLogLine(l, backend, e.call) + "\n";
+    if (!sim.hazards.empty()) {
+        out += "\nHazards (" + std::to_string(sim.hazards.size()) + "):\n";
+        for (const runtime::Hazard& h : sim.hazards)
+            out += "  call " + std::to_string(h.call) + " " + runtime::hazardKindName(h.kind) + ": " + h.message + "\n";
+    }
+    out += "\nSummary: " + std::to_string(sim.callsSimulated) + " calls";
+    if (sim.outOfMemory)
+        out += ", stopped by out-of-memory";
+    if (sim.cancelled)
+        out += ", cancelled";
+    out += "\n";
+    for (const runtime::GraphRecord& g : sim.graphs) {
+        out += "  " + g.name + " ('" + g.id + "', pool " + g.pool.str() + "): " + std::to_string(g.allKeys.size())
+            + " keys, " + std::to_string(g.captures) + " captures, "
+            + std::to_string(g.recapturesMutatedInput + g.recapturesCoreLimit + g.recapturesForce) + " recaptures, "
+            + std::to_string(g.replays) + " replays, " + std::to_string(g.eagerCalls) + " eager calls"
+            + (g.fallbackToEager ? ", fell back to eager at call " + std::to_string(g.fallbackCall) : "") + "\n";
+    }
+    for (const runtime::PoolRecord& p : sim.pools)
+        out += "  pool " + p.pool.str() + (p.custom ? " (custom)" : "") + ": peak reserved " + mib(p.peakReserved)
+            + ", peak allocated " + mib(p.peakAllocated) + "\n";
+    out += "  device: peak reserved " + mib(sim.peakDeviceReserved) + " of " + mib(sim.capacityBytes) + "\n";
+    return out;
+}
+
+namespace {
+
+ordered_json poolStateJson(const runtime::PoolCallState& p)
+{
+    ordered_json segs = ordered_json::array();
+    for (const auto& s : p.segments)
+        segs.push_back({ { "stream", s.stream }, { "block_num", s.blockNum }, { "activate_num", s.activateNum },
+            { "total_size", s.totalSize }, { "allocated_size", s.allocatedSize } });
+    return { { "id", p.pool.str() }, { "block_num", p.blockNum }, { "activate_num", p.activateNum },
+        { "total_size", p.totalSize }, { "allocated_size", p.allocatedSize }, { "segments", segs } };
+}
+
+} // namespace
+
+std::string simulationJson(const runtime::Simulation& sim, int indent)
+{
+    const config::Options& o = sim.options;
+    ordered_json j;
+    j["format"] = "aclgraph-inspector-simulation";
+    j["version"] = 1;
+    j["scenario"] = { { "path", sim.scenarioPath }, { "name", sim.scenarioName } };
+    j["backend"] = config::backendName(o.backend);
+    ordered_json written = ordered_json::array();
+    for (const auto& [name, value] : o.written)
+        written.push_back({ { "name", name }, { "value", value } });
+    j["config"] = {
+        { "written", written },
+        { "effective",
+            { { o.optionName("frozen_parameter"), o.frozenParameter },
+                { o.backend == config::Backend::NpugraphEx ? "use_graph_pool" : "aclgraph_config.use_custom_pool",
+                    o.customPool ? ordered_json::array({ o.customPool->first, o.customPool->second }) : ordered_json() },
+                { o.optionName("reuse_graph_pool_in_same_fx"),
+                    o.backend == config::Backend::NpugraphEx ? o.reuseInSameFx : !o.reuseInSameFx },
+                { o.optionName("clone_input"), o.cloneInput }, { o.optionName("clone_output"), o.cloneOutput },
+                { o.optionName("capture_limit"), o.captureLimit }, { o.optionName("force_eager"), o.forceEager } } },
+        { "notes", o.notes },
+    };
+    if (o.backend == config::Backend::NpugraphEx)
+        j["config"]["effective"]["force_recapture"] = o.forceRecapture;
+    j["device"] = { { "profile", memory::profileName(sim.profile) }, { "capacity_bytes", sim.capacityBytes } };
+
+    ordered_json graphs = ordered_json::array();
+    for (const runtime::GraphRecord& g : sim.graphs)
+        graphs.push_back({ { "name", g.name }, { "id", g.id }, { "pool", g.pool.str() }, { "keys", g.allKeys },
+            { "captured_keys", g.keys }, { "captures", g.captures },
+            { "recaptures",
+                { { "mutated_input", g.recapturesMutatedInput }, { "core_limit", g.recapturesCoreLimit },
+                    { "force", g.recapturesForce } } },
+            { "replays", g.replays }, { "eager_calls", g.eagerCalls }, { "fallback_to_eager", g.fallbackToEager },
+            { "fallback_call", g.fallbackCall >= 0 ? ordered_json(g.fallbackCall) : ordered_json() },
+            { "counters", g.counters } });
+    j["graphs"] = graphs;
+
+    ordered_json pools = ordered_json::array();
+    for (const runtime::PoolRecord& p : sim.pools)
+        pools.push_back({ { "id", p.pool.str() }, { "graphs", p.graphs }, { "custom", p.custom },
+            { "peak_reserved_bytes", p.peakReserved }, { "peak_allocated_bytes", p.peakAllocated } });
+    j["pools"] = pools;
+
+    ordered_json calls = ordered_json::array();
+    for (const runtime::CallRecord& c : sim.calls) {
+        ordered_json ps = ordered_json::array();
+        for (const auto& p : c.pools)
+            ps.push_back(poolStateJson(p));
+        ordered_json call = { { "index", c.index }, { "graph", c.graph }, { "graph_id", c.graphId }, { "key", c.key },
+            { "action", runtime::callActionName(c.action) } };
+        if (!c.recaptureCause.empty())
+            call["recapture_cause"] = c.recaptureCause;
+        call["inputs_copied"] = c.inputsCopied;
+        call["bytes_copied"] = c.bytesCopied;
+        call["outputs_rebuilt"] = c.outputsRebuilt;
+        call["pools"] = ps;
+        call["device_reserved_bytes"] = c.deviceReserved;
+        call["device_allocated_bytes"] = c.deviceAllocated;
+        calls.push_back(std::move(call));
+    }
+    j["calls"] = calls;
+
+    ordered_json hazards = ordered_json::array();
+    for (const runtime::Hazard& h : sim.hazards) {
+        ordered_json hz = { { "kind", runtime::hazardKindName(h.kind) }, { "call", h.call }, { "graph", h.graph },
+            { "key", h.key }, { "concerns", h.concerns }, { "message", h.message } };
+        if (h.madeAtCall >= 0)
+            hz["made_at_call"] = h.madeAtCall;
+        hazards.push_back(std::move(hz));
+    }
+    j["hazards"] = hazards;
+    j["warnings"] = sim.warnings;
+    ordered_json log = ordered_json::array();
+    for (const runtime::Event& e : sim.events)
+        for (const runtime::LogLine& l : e.log)
+            log.push_back(formatLogLine(l, o.backend, e.call));
+    j["log"] = log;
+    j["peak_device_reserved_bytes"] = sim.peakDeviceReserved;
+    j["peak_device_allocated_bytes"] = sim.peakDeviceAllocated;
+    j["out_of_memory"] = sim.outOfMemory;
+    j["calls_simulated"] = sim.callsSimulated;
+    return j.dump(indent);
+}
+
+} // namespace engine::report

@@ -1,0 +1,19 @@
+#pragma once
+/// The two ways `aclgraph-inspector simulate` reports a Simulation: the text log (TorchAir's lines,
+/// then hazards and a summary) and the JSON summary documented in docs/simulate-json.md.
+#include "engine/runtime/simulator.h"
+
+#include <string>
+
+namespace engine::report {
+
+/// One log line as printed: "[INFO] TORCHAIR call 3: <text>" or "UserWarning: <text>".
+std::string formatLogLine(const runtime::LogLine& line, config::Backend backend, int call);
+
+/// The text report: every log line at or above `minLevel`, then hazards and a per-graph summary.
+std::string simulationText(const runtime::Simulation& sim, runtime::LogLevel minLevel);
+
+/// The JSON summary (docs/simulate-json.md), `indent` spaces (-1: one line).
+std::string simulationJson(const runtime::Simulation& sim, int indent = 2);
+
+} // namespace engine::report

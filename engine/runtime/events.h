@@ -1,0 +1,83 @@
+#pragma once
+/// The event stream a simulation produces: one entry per thing TorchAir does (compile, key lookup,
+/// capture, pool rollback, input update, replay, output handling, fallback) plus the hazards the
+/// simulator finds. Views step through it; the CLI prints its log lines.
+#include "engine/memory/caching_allocator.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace engine::runtime {
+
+enum class LogLevel { Debug, Info, Warning };
+const char* logLevelName(LogLevel l); ///< "DEBUG", "INFO", "WARNING"
+
+/// One line as TorchAir would print it. A non-empty `category` ("UserWarning", "DeprecationWarning")
+/// marks a `warnings.warn` text, printed as "<category>: <text>" and shown once per process.
+struct LogLine {
+    LogLevel level = LogLevel::Info;
+    std::string text;
+    std::string category;
+};
+
+enum class EventKind {
+    Compile, ///< first call of an FX graph: name, pool, compile-time warnings, empty capture
+    KeyLookup, ///< graph key computed; found or not; recapture decision
+    Rollback, ///< pool set back to a checkpoint (original state, or a key's after-capture state)
+    Capture, ///< a key captured (new key or recapture)
+    InputUpdate, ///< process_input: per-input copy or not
+    Replay, ///< graph replayed (and updatable params patched)
+    Outputs, ///< outputs returned: retained, weakref-valid, or rebuilt
+    Eager, ///< forward run op by op (force_eager or after fallback)
+    Fallback, ///< capture limit reached: graphs reset, eager from now on
+    Hazard, ///< something that will bite the user (see Hazard)
+    OutOfMemory, ///< the device cannot hold what the call needs; the run stops
+};
+const char* eventKindName(EventKind k); ///< "compile", "key_lookup", ...
+
+/// What a block of device memory is, for colouring and for the per-block owner listing.
+enum class OwnerKind { Parameter, MutatedInput, UserInput, Staging, Intermediate, Workspace, Output, EagerTensor };
+const char* ownerKindName(OwnerKind k);
+
+/// Who owns an allocator block (engine::memory::OwnerId indexes Simulation::owners).
+struct OwnerInfo {
+    OwnerKind kind = OwnerKind::Intermediate;
+    std::string graph; ///< TorchAir name ("graph_1"), empty for user storages
+    std::string key; ///< graph key, for pool-allocated tensors
+    std::string tensor; ///< node or placeholder name, or the user's storage name
+    int call = -1; ///< call that created it
+};
+
+struct InputAction {
+    std::string input; ///< placeholder name
+    std::string action; ///< "copy_to_staging", "copy_into_first_tensor", "unchanged", "in_place", "parameter"
+    uint64_t bytes = 0; ///< bytes copied
+    std::string detail; ///< human words
+};
+
+/// Memory of one pool at one instant, as TorchAir's debug_mem_state lines show it, plus blocks.
+struct PoolSnapshot {
+    memory::PoolId pool;
+    std::vector<memory::SegmentInfo> segments;
+    uint64_t reserved = 0;
+    uint64_t allocated = 0;
+};
+
+struct Event {
+    int index = 0;
+    int call = -1; ///< 0-based call index, -1 for run-level events
+    EventKind kind = EventKind::Compile;
+    std::string graph; ///< TorchAir name
+    std::string key;
+    std::string summary; ///< one line in words
+    std::vector<LogLine> log; ///< what TorchAir prints at this step
+    std::vector<InputAction> inputs; ///< InputUpdate
+    int hazard = -1; ///< Hazard: index into Simulation::hazards
+    /// Device memory after the event, every pool (only when SimulationOptions::recordMemory).
+    std::vector<PoolSnapshot> memory;
+    uint64_t deviceReserved = 0; ///< all pools, after the event
+    uint64_t deviceAllocated = 0;
+};
+
+} // namespace engine::runtime

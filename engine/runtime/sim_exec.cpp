@@ -1,0 +1,382 @@
+// Storages, capture and eager execution, and pool rollbacks of the simulated runtime.
+#include "engine/runtime/simulator_impl.h"
+#include "engine/runtime/torchair_text.h"
+
+#include <algorithm>
+
+namespace engine::runtime::detail {
+
+namespace {
+
+bool isParameterKind(InputKind k)
+{
+    return k == InputKind::Parameter || k == InputKind::Buffer || k == InputKind::StaticAddress;
+}
+
+/// Bytes of a contiguous copy (torch.empty_like(..., memory_format=contiguous)).
+uint64_t contiguousBytes(const TensorMeta& meta, const SymbolValues& syms)
+{
+    auto shape = meta.concreteShape(syms);
+    if (!shape)
+        return 0;
+    uint64_t n = 1;
+    for (int64_t d : *shape)
+        n *= uint64_t(std::max<int64_t>(d, 0));
+    return n * dtypeSize(meta.dtype);
+}
+
+void mergeRanges(std::vector<std::pair<uint64_t, uint64_t>>& ranges)
+{
+    std::sort(ranges.begin(), ranges.end());
+    std::vector<std::pair<uint64_t, uint64_t>> merged;
+    for (const auto& r : ranges) {
+        if (!merged.empty() && r.first <= merged.back().second)
+            merged.back().second = std::max(merged.back().second, r.second);
+        else
+            merged.push_back(r);
+    }
+    ranges.swap(merged);
+}
+
+} // namespace
+
+memory::OwnerId Simulator::owner(OwnerKind kind, const std::string& graph, const std::string& key, const std::string& tensor)
+{
+    auto cacheKey = std::make_tuple(int(kind), graph, key, tensor);
+    auto it = m_ownerCache.find(cacheKey);
+    if (it != m_ownerCache.end())
+        return it->second;
+    m_sim.owners.push_back(OwnerInfo { kind, graph, key, tensor, m_call });
+    const memory::OwnerId id = memory::OwnerId(m_sim.owners.size()) - 1;
+    m_ownerCache.emplace(std::move(cacheKey), id);
+    return id;
+}
+
+uint64_t Simulator::allocate(memory::PoolId pool, int stream, uint64_t bytes, memory::OwnerId ownerId)
+{
+    auto r = m_alloc.allocate(pool, stream, bytes, ownerId);
+    if (!r)
+        throw OutOfMemory(r.error().message);
+    if (!pool.isDefault())
+        updatePeaks(pool);
+    return r.value();
+}
+
+int Simulator::newStorage(memory::PoolId pool, int stream, uint64_t bytes, OwnerKind kind, const std::string& graph,
+    const std::string& key, const std::string& tensor)
+{
+    RtStorage st;
+    st.bytes = bytes;
+    st.pool = pool;
+    st.label = tensor;
+    if (bytes > 0) {
+        st.owner = owner(kind, graph, key, tensor);
+        st.address = allocate(pool, stream, bytes, st.owner);
+    }
+    m_storages.push_back(std::move(st));
+    const int id = int(m_storages.size()) - 1;
+    if (bytes > 0 && !pool.isDefault())
+        m_poolStorageAt[m_storages[id].address] = id;
+    return id;
+}
+
+void Simulator::addRef(int storage)
+{
+    if (storage >= 0)
+        ++m_storages[storage].refs;
+}
+
+void Simulator::releaseRef(int storage)
+{
+    if (storage < 0)
+        return;
+    RtStorage& st = m_storages[storage];
+    if (--st.refs > 0 || st.freed)
+        return;
+    st.freed = true;
+    if (st.stale || st.bytes == 0)
+        return; // a stale storage's deleter is a no-op: its memory already belongs to the pool
+    m_alloc.free(st.address);
+    if (!st.pool.isDefault())
+        m_poolStorageAt.erase(st.address);
+}
+
+int Simulator::newTensor(int storage, int graph, const std::string& key, int output)
+{
+    m_tensors.push_back(RtTensor { storage, m_call, graph, key, output, 0 });
+    return int(m_tensors.size()) - 1;
+}
+
+void Simulator::holdTensor(int tensor)
+{
+    if (tensor < 0)
+        return;
+    if (m_tensors[tensor].refs++ == 0)
+        addRef(m_tensors[tensor].storage);
+}
+
+void Simulator::releaseTensor(int tensor)
+{
+    if (tensor < 0 || m_tensors[tensor].refs == 0)
+        return;
+    if (--m_tensors[tensor].refs == 0)
+        releaseRef(m_tensors[tensor].storage);
+}
+
+uint64_t Simulator::dataPtr(int position) const
+{
+    const int s = m_args[position];
+    if (s < 0)
+        return 0;
+    const RtStorage& st = m_storages[s];
+    // There is no tensor behind a zero-byte storage: a fixed address keeps keys stable.
+    return st.address;
+}
+
+void Simulator::bindInputs(RtGraph& g)
+{
+    const GraphAnalysis& a = g.analysis;
+    const Graph& graph = *g.graph;
+    const SymbolValues& syms = m_callSpec->symbols;
+    m_args.assign(a.placeholders.size(), -1);
+    for (size_t pos = 0; pos < a.placeholders.size(); ++pos) {
+        const Node& node = graph.nodes[a.placeholders[pos]];
+        if (node.inputKind == InputKind::SymInt || node.outputs.empty())
+            continue;
+        const TensorMeta& meta = node.outputs[0];
+        auto bytesOr = meta.storageBytes(syms);
+        const uint64_t bytes = bytesOr ? bytesOr.value() : 0;
+        const bool param = isParameterKind(node.inputKind);
+        const bool mutated = a.mutatedUserInputs.count(node.name) > 0;
+        const OwnerKind kind = param ? OwnerKind::Parameter : mutated ? OwnerKind::MutatedInput : OwnerKind::UserInput;
+
+        scenario::Binding b;
+        auto it = m_callSpec->inputs.find(node.name);
+        if (it != m_callSpec->inputs.end())
+            b = it->second;
+        if (b.kind == scenario::Binding::Kind::Default) {
+            if (param || mutated) {
+                b.kind = scenario::Binding::Kind::Named;
+                b.name = graph.id + "." + node.name;
+            } else {
+                b.kind = scenario::Binding::Kind::New;
+            }
+        }
+        int s = -1;
+        switch (b.kind) {
+        case scenario::Binding::Kind::New:
+            s = newStorage({}, 0, bytes, kind, {}, {}, node.name + "@call" + std::to_string(m_call));
+            addRef(s);
+            m_callRefs.push_back(s);
+            break;
+        case scenario::Binding::Kind::Named: {
+            auto named = m_named.find(b.name);
+            if (named == m_named.end()) {
+                s = newStorage({}, 0, bytes, kind, {}, {}, b.name);
+                m_storages[s].named = true;
+                addRef(s); // the caller keeps a named storage for the whole run
+                m_named[b.name] = s;
+            } else {
+                s = named->second;
+                if (bytes > m_storages[s].bytes)
+                    log(LogLevel::Warning,
+                        "aclgraph-inspector: storage '" + b.name + "' has " + std::to_string(m_storages[s].bytes)
+                            + " bytes but input " + node.name + " of call " + std::to_string(m_call) + " needs "
+                            + std::to_string(bytes) + "; the simulation keeps the smaller storage.");
+            }
+            break;
+        }
+        case scenario::Binding::Kind::OutputOf: {
+            const auto& returned = m_returned[b.call];
+            const int t = b.index < int(returned.size()) ? returned[b.index] : -1;
+            s = t >= 0 ? m_tensors[t].storage : -1;
+            break;
+        }
+        case scenario::Binding::Kind::Default:
+            break;
+        }
+        m_args[pos] = s;
+    }
+}
+
+std::vector<int> Simulator::execute(RtGraph& g, const std::vector<int>& args, memory::PoolId pool, int stream,
+    const std::string& key, std::vector<std::pair<uint64_t, uint64_t>>* writeSet)
+{
+    const GraphAnalysis& a = g.analysis;
+    const Graph& graph = *g.graph;
+    const SymbolValues& syms = m_callSpec->symbols;
+    const bool eager = pool.isDefault();
+    std::vector<uint64_t> addr(a.storages.size(), 0);
+    std::vector<int> rt(a.storages.size(), -1);
+    for (size_t s = 0; s < a.storages.size(); ++s)
+        if (a.storages[s].inputPosition >= 0)
+            rt[s] = args[a.storages[s].inputPosition];
+
+    auto written = [&](uint64_t address) {
+        if (!writeSet || !address)
+            return;
+        const auto block = m_alloc.blockAt(address);
+        writeSet->emplace_back(address, address + (block ? block->size : 0));
+    };
+    for (size_t i = 0; i < graph.nodes.size(); ++i) {
+        const Node& node = graph.nodes[i];
+        for (int s : a.nodeStorages[i]) {
+            const auto& plan = a.storages[s];
+            if (plan.node != int(i) || plan.inputPosition >= 0 || rt[s] >= 0 || addr[s])
+                continue;
+            const TensorMeta& meta = node.outputs[plan.output];
+            auto bytesOr = meta.storageBytes(syms);
+            const uint64_t bytes = bytesOr ? bytesOr.value() : 0;
+            if (bytes == 0 || !meta.onDevice())
+                continue;
+            if (plan.liveUntil == INT_MAX) {
+                rt[s] = newStorage(pool, stream, bytes, eager ? OwnerKind::EagerTensor : OwnerKind::Output, g.name, key,
+                    node.name);
+                addr[s] = m_storages[rt[s]].address;
+            } else {
+                addr[s] = allocate(pool, stream, bytes,
+                    owner(eager ? OwnerKind::EagerTensor : OwnerKind::Intermediate, g.name, key, node.name));
+            }
+            written(addr[s]);
+        }
+        if (auto w = node.workspaceBytes.eval(syms); w && w.value() > 0) {
+            const uint64_t ws
+                = allocate(pool, stream, uint64_t(w.value()), owner(OwnerKind::Workspace, g.name, key, node.name));
+            written(ws);
+            m_alloc.free(ws);
+        }
+        for (int s : a.freeAfter[i])
+            if (addr[s] && rt[s] < 0) {
+                m_alloc.free(addr[s]);
+                addr[s] = 0;
+            }
+    }
+    std::vector<int> outs;
+    for (int s : a.outputs)
+        outs.push_back(s >= 0 ? rt[s] : -1);
+    return outs;
+}
+
+void Simulator::capture(RtGraph& g, KeyMeta& meta)
+{
+    const config::Options& o = m_sim.options;
+    const GraphAnalysis& a = g.analysis;
+    const Graph& graph = *g.graph;
+    const SymbolValues& syms = m_callSpec->symbols;
+    m_alloc.increfPool(g.pool); // beginAllocateToPool: this capture's NPUGraph holds the pool
+
+    std::vector<int> args = m_args;
+    std::vector<int> staging;
+    std::string metaText = "{";
+    for (int pos : a.userInputs) {
+        const Node& node = graph.nodes[a.placeholders[pos]];
+        if (a.mutatedUserInputs.count(node.name) || a.aliasInputs.count(pos))
+            continue;
+        KeyMeta::UserInput ui;
+        ui.position = pos;
+        ui.name = node.name;
+        ui.onDevice = node.outputs[0].onDevice();
+        ui.bytes = contiguousBytes(node.outputs[0], syms);
+        const int s = m_args[pos];
+        if (o.cloneInput && ui.onDevice && ui.bytes > 0) {
+            const int st = newStorage(g.pool, g.stream, ui.bytes, OwnerKind::Staging, g.name, meta.key, node.name);
+            addRef(st); // retained_userinputs
+            staging.push_back(st);
+            args[pos] = st;
+            ui.stagingAddress = m_storages[st].address;
+            ui.dataPtr = ui.stagingAddress;
+            if (const auto block = m_alloc.blockAt(ui.stagingAddress))
+                meta.writeSet.emplace_back(block->address, block->address + block->size);
+        } else {
+            addRef(s); // retained_userinputs keeps the user's own tensor
+            ui.retainedStorage = s;
+            ui.dataPtr = s >= 0 ? m_storages[s].address : 0;
+        }
+        if (metaText.size() > 1)
+            metaText += ", ";
+        metaText += std::to_string(pos) + ": TensorMetadata(nbytes=" + std::to_string(ui.bytes)
+            + ", dtype=" + dtypeShortName(node.outputs[0].dtype) + ", data_ptr=" + std::to_string(ui.dataPtr) + ")";
+        meta.userInputs.push_back(ui);
+    }
+    metaText += "}";
+    if (logging())
+        log(LogLevel::Debug,
+            text::captureInfo(g.aclGraphId, g.name, meta.key, int(a.parameterInputs.size()),
+                int(meta.capturedMutated.size()), int(a.aliasInputs.size()), metaText));
+
+    const std::vector<int> outs = execute(g, args, g.pool, g.stream, meta.key, &meta.writeSet);
+    mergeRanges(meta.writeSet);
+    log(LogLevel::Info, text::successCapture(g.name, meta.key, g.aclGraphId, a.updatedNodeCount));
+
+    std::vector<int> captured;
+    for (size_t k = 0; k < outs.size(); ++k) {
+        const int s = outs[k];
+        const int storageIn = a.outputs[k] >= 0 ? a.storages[a.outputs[k]].inputPosition : -1;
+        meta.outAliasInput.push_back(storageIn);
+        meta.outAddress.push_back(s >= 0 ? m_storages[s].address : 0);
+        meta.outBytes.push_back(s >= 0 ? m_storages[s].bytes : 0);
+        int t = -1;
+        if (s >= 0) {
+            t = newTensor(s, g.record, meta.key, int(k));
+            holdTensor(t);
+        }
+        captured.push_back(t);
+    }
+    meta.outputsWeak.assign(outs.size(), -1);
+    meta.memAfterCapture = m_alloc.checkpoint(g.pool);
+    updatePeaks(g.pool);
+    if (logging())
+        log(LogLevel::Debug, text::afterCapturing(g.name, meta.key, g.aclGraphId, o.reuseInSameFx, memState()));
+    for (int st : staging)
+        releaseRef(st); // retained_userinputs.clear(): staging memory goes back to the pool
+    if (o.reuseInSameFx && g.metas.size() > 1) {
+        for (int t : captured)
+            releaseTensor(t); // del captured outputs: rebuilt after each replay instead
+    } else {
+        meta.retainedOutputs = captured;
+    }
+}
+
+void Simulator::runEager(RtGraph& g)
+{
+    beginEvent(EventKind::Eager, &g, {},
+        "run " + g.name + " eagerly, op by op"
+            + (m_sim.options.forceEager ? " (" + m_sim.options.optionName("force_eager") + ")" : " (fallback)"));
+    const std::vector<int> outs = execute(g, m_args, {}, 0, "eager", nullptr);
+    std::vector<int> tensors;
+    for (size_t k = 0; k < outs.size(); ++k)
+        tensors.push_back(outs[k] >= 0 ? newTensor(outs[k], g.record, {}, int(k)) : -1);
+    finishEvent();
+    returnOutputs(g, tensors);
+}
+
+void Simulator::restorePool(RtGraph& g, const memory::PoolCheckpoint& state, const std::vector<int>& stale)
+{
+    auto r = m_alloc.restore(state);
+    if (!r)
+        throw OutOfMemory("internal: " + r.error().toString());
+    const std::set<int> declared(stale.begin(), stale.end());
+    for (auto it = m_poolStorageAt.begin(); it != m_poolStorageAt.end();) {
+        RtStorage& st = m_storages[it->second];
+        if (st.pool != g.pool) {
+            ++it;
+            continue;
+        }
+        // Every allocated block of the pool was freed: a live storage's memory now belongs to the pool.
+        st.stale = true;
+        if (!st.freed && !declared.count(it->second)) {
+            Hazard h;
+            h.kind = HazardKind::StaleCheckpoint;
+            h.call = m_call;
+            h.graph = g.name;
+            h.concerns = st.label;
+            h.message = "tensor '" + st.label + "' is alive but was not passed as stale to _npu_setCheckpointPoolState; "
+                        "the allocator would fail with \"Any stale tensors which are being manually freed must be "
+                        "passed to set checkpoint\".";
+            addHazard(h);
+        }
+        it = m_poolStorageAt.erase(it);
+    }
+}
+
+} // namespace engine::runtime::detail

@@ -1,0 +1,101 @@
+#pragma once
+/// Internal to the runtime simulator (not installed, not used outside engine/runtime/): the state
+/// the simulated TorchAir keeps per FX graph and per graph key, and the Python-side objects
+/// (storages, tensors, caller references) whose lifetimes decide what the allocator frees.
+#include "engine/runtime/graph_analysis.h"
+#include "engine/runtime/simulator.h"
+
+#include <climits>
+#include <map>
+#include <set>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace engine::runtime::detail {
+
+/// A device storage as Python sees it. `refs` counts what keeps it alive: tensors, the caller's
+/// named bindings, TorchAir's retained lists. At zero the block goes back to the allocator, unless
+/// a rollback made it stale (its deleter is then a no-op and its memory already belongs to the pool).
+struct RtStorage {
+    uint64_t address = 0;
+    uint64_t bytes = 0;
+    memory::PoolId pool;
+    memory::OwnerId owner = memory::kNoOwner;
+    std::string label;
+    int refs = 0;
+    bool freed = false;
+    bool stale = false;
+    bool named = false; ///< bound by name in the scenario: the caller keeps it for the whole run
+};
+
+/// A tensor object TorchAir returns (or keeps). Several may share a storage.
+struct RtTensor {
+    int storage = -1;
+    int call = -1; ///< call that returned it
+    int graph = -1;
+    std::string key;
+    int output = 0;
+    int refs = 0; ///< caller holds + TorchAir's retained_outputs / captured_outputs
+};
+
+/// Per graph key: TorchAir's GraphMeta (torchair-behavior.md §2.2).
+struct KeyMeta {
+    std::string key;
+    int captureCall = -1;
+    memory::PoolCheckpoint memAfterCapture;
+    std::vector<uint64_t> outAddress; ///< per output: captured storage address (0 for non-tensors)
+    std::vector<uint64_t> outBytes;
+    std::vector<int> outAliasInput; ///< per output: input position it aliases, or -1
+    std::vector<int> outputsWeak; ///< RtTensor ids, -1 for None
+    std::vector<int> retainedOutputs; ///< RtTensor ids held by TorchAir (each holds one ref)
+    std::map<int, uint64_t> capturedParameter; ///< position -> data_ptr at capture
+    std::map<int, uint64_t> capturedMutated; ///< position -> data_ptr at capture
+    struct UserInput {
+        int position = 0;
+        std::string name;
+        uint64_t dataPtr = 0; ///< storage base pointer recorded at capture
+        uint64_t stagingAddress = 0; ///< clone_input: the staging buffer (freed after capture)
+        uint64_t bytes = 0;
+        int retainedStorage = -1; ///< clone_input off: the user's first tensor, kept alive
+        bool onDevice = true;
+    };
+    std::vector<UserInput> userInputs;
+    std::vector<std::pair<uint64_t, uint64_t>> writeSet; ///< sorted, merged [begin, end) a replay writes
+    int cube = 0;
+    int vector = 0;
+};
+
+struct RtGraph {
+    const Graph* graph = nullptr;
+    GraphAnalysis analysis;
+    std::string name; ///< graph_<N>
+    int record = -1; ///< index into Simulation::graphs
+    int aclGraphId = 0;
+    memory::PoolId pool;
+    int stream = 0;
+    bool fallback = false;
+    bool tempGraphAlive = false; ///< the empty initial capture's NPUGraph, alive until the first capture ends
+    std::vector<KeyMeta> metas; ///< insertion order, as TorchAir's graphs_meta dict
+    memory::PoolCheckpoint original;
+    std::set<int> staleStoragesPtr; ///< RtStorage ids
+    std::map<int, uint64_t> userinputRefDataPtr;
+    std::map<int, int> capturedUserinputRef; ///< position -> RtStorage id (strong)
+    std::map<std::string, int> defaultStorages; ///< placeholder -> RtStorage for Default bindings
+    bool stormReported = false;
+
+    KeyMeta* find(const std::string& key)
+    {
+        for (auto& m : metas)
+            if (m.key == key)
+                return &m;
+        return nullptr;
+    }
+};
+
+/// Thrown inside the simulator when the device runs out of memory; caught by simulate().
+struct OutOfMemory : std::runtime_error {
+    using std::runtime_error::runtime_error;
+};
+
+} // namespace engine::runtime::detail

@@ -1,0 +1,657 @@
+#include "engine/runtime/simulator.h"
+
+#include "engine/runtime/simulator_impl.h"
+#include "engine/runtime/torchair_text.h"
+
+#include <algorithm>
+
+namespace engine::runtime {
+
+const char* logLevelName(LogLevel l)
+{
+    switch (l) {
+    case LogLevel::Debug:
+        return "DEBUG";
+    case LogLevel::Info:
+        return "INFO";
+    case LogLevel::Warning:
+        return "WARNING";
+    }
+    return "?";
+}
+
+const char* eventKindName(EventKind k)
+{
+    static const char* names[] = { "compile", "key_lookup", "rollback", "capture", "input_update", "replay", "outputs",
+        "eager", "fallback", "hazard", "out_of_memory" };
+    return names[int(k)];
+}
+
+const char* ownerKindName(OwnerKind k)
+{
+    static const char* names[]
+        = { "parameter", "mutated_input", "user_input", "staging", "intermediate", "workspace", "output", "eager" };
+    return names[int(k)];
+}
+
+const char* hazardKindName(HazardKind k)
+{
+    static const char* names[] = { "output_overwritten", "user_input_overwritten", "stale_parameter",
+        "stale_checkpoint", "recapture_storm", "fallback", "out_of_memory" };
+    return names[int(k)];
+}
+
+const char* callActionName(CallAction a)
+{
+    static const char* names[] = { "capture", "recapture", "replay", "eager" };
+    return names[int(a)];
+}
+
+int64_t pythonTupleHash(const std::vector<int64_t>& items)
+{
+    // CPython >= 3.8 tuplehash (xxHash64 lanes) over int hashes; int hash is the value modulo
+    // 2**61 - 1 with the sign kept, and -1 is mapped to -2.
+    constexpr uint64_t prime1 = 11400714785074694791ull;
+    constexpr uint64_t prime2 = 14029467366897019727ull;
+    constexpr uint64_t prime5 = 2870177450012600261ull;
+    constexpr uint64_t modulus = (1ull << 61) - 1;
+    uint64_t acc = prime5;
+    for (int64_t v : items) {
+        const uint64_t mag = v < 0 ? uint64_t(0) - uint64_t(v) : uint64_t(v);
+        int64_t h = int64_t(mag % modulus);
+        if (v < 0)
+            h = -h;
+        if (h == -1)
+            h = -2;
+        acc += uint64_t(h) * prime2;
+        acc = (acc << 31) | (acc >> 33);
+        acc *= prime1;
+    }
+    acc += uint64_t(items.size()) ^ (prime5 ^ 3527539ull);
+    if (acc == uint64_t(-1))
+        return 1546275796;
+    return int64_t(acc);
+}
+
+namespace detail {
+
+Simulator::Simulator(const scenario::Scenario& scenario, const SimulationOptions& options, config::Options effective)
+    : m_scenario(scenario)
+    , m_options(options)
+    , m_alloc([&] {
+        memory::AllocatorConfig c;
+        c.profile = scenario.device.profile;
+        c.capacityBytes = scenario.device.capacityBytes;
+        return c;
+    }())
+{
+    m_sim.scenarioPath = scenario.path;
+    m_sim.scenarioName = scenario.name;
+    m_sim.options = std::move(effective);
+    m_sim.profile = scenario.device.profile;
+    m_sim.capacityBytes = scenario.device.capacityBytes;
+    m_cube = scenario.device.cubeCores;
+    m_vector = scenario.device.vectorCores;
+    // A pool handle the user created before compiling came from the same uid counter.
+    if (m_sim.options.customPool)
+        m_nextPoolUid = std::max<uint64_t>(m_nextPoolUid, m_sim.options.customPool->second + 1);
+    for (size_t c = 0; c < scenario.calls.size(); ++c)
+        for (const auto& [name, b] : scenario.calls[c].inputs)
+            if (b.kind == scenario::Binding::Kind::OutputOf) {
+                auto& last = m_lastUse[{ b.call, b.index }];
+                last = std::max(last, int(c));
+            }
+}
+
+Simulation Simulator::run()
+{
+    const int total = int(m_scenario.calls.size());
+    m_returned.assign(total, {});
+    for (int c = 0; c < total; ++c) {
+        if (m_options.progress && !m_options.progress(c, total)) {
+            m_sim.cancelled = true;
+            break;
+        }
+        try {
+            simulateCall(c);
+        } catch (const OutOfMemory& oom) {
+            m_sim.outOfMemory = true;
+            const RtGraph* g = m_callSpec ? &graphFor(m_callSpec->graph) : nullptr;
+            Hazard h;
+            h.kind = HazardKind::OutOfMemory;
+            h.call = c;
+            h.graph = g ? g->name : "";
+            h.concerns = "device memory";
+            h.message = std::string(oom.what());
+            const int idx = addHazard(h);
+            beginEvent(EventKind::OutOfMemory, g, {}, h.message);
+            if (!m_sim.events.empty())
+                m_sim.events.back().hazard = idx;
+            finishEvent();
+            m_sim.callsSimulated = c + 1;
+            break;
+        }
+        m_sim.callsSimulated = c + 1;
+    }
+    for (auto& g : m_graphs) {
+        GraphRecord& r = m_sim.graphs[g.record];
+        r.keys.clear();
+        for (const auto& m : g.metas)
+            r.keys.push_back(m.key);
+    }
+    for (auto& p : m_sim.pools)
+        if (p.peakReserved == 0)
+            updatePeaks(p.pool);
+    m_sim.peakDeviceReserved = std::max(m_sim.peakDeviceReserved, m_alloc.peakReservedBytes());
+    return std::move(m_sim);
+}
+
+RtGraph& Simulator::graphFor(const std::string& id)
+{
+    auto it = m_graphById.find(id);
+    if (it != m_graphById.end())
+        return m_graphs[it->second];
+    RtGraph g;
+    g.graph = m_scenario.graph(id);
+    auto analysis = analyzeGraph(*g.graph);
+    if (analysis)
+        g.analysis = std::move(analysis.value());
+    m_graphs.push_back(std::move(g));
+    m_graphById[id] = int(m_graphs.size()) - 1;
+    return m_graphs.back();
+}
+
+void Simulator::compileGraph(RtGraph& g)
+{
+    const config::Options& o = m_sim.options;
+    const int number = int(m_sim.graphs.size()) + 1; // _GLOBAL_GRAPH_ID is incremented before use
+    g.name = "graph_" + std::to_string(number);
+    g.aclGraphId = number;
+    g.stream = m_nextStream++;
+    if (o.customPool) {
+        g.pool = { o.customPool->first, o.customPool->second };
+    } else {
+        // optimize_graph_without_runtime builds a throw-away AclGraph whose load() takes a handle,
+        // then the generated module's load() takes the FX graph's own (torchair-behavior.md §3).
+        ++m_nextPoolUid;
+        g.pool = { 0, m_nextPoolUid++ };
+    }
+    GraphRecord rec;
+    rec.name = g.name;
+    rec.id = g.graph->id;
+    rec.pool = g.pool;
+    g.record = int(m_sim.graphs.size());
+    m_sim.graphs.push_back(rec);
+    auto pit = m_poolRecord.find(g.pool);
+    if (pit == m_poolRecord.end()) {
+        PoolRecord pr;
+        pr.pool = g.pool;
+        pr.custom = bool(o.customPool);
+        m_poolRecord[g.pool] = int(m_sim.pools.size());
+        m_sim.pools.push_back(pr);
+        pit = m_poolRecord.find(g.pool);
+    }
+    m_sim.pools[pit->second].graphs.push_back(g.name);
+
+    beginEvent(EventKind::Compile, &g, {},
+        "compile FX graph '" + g.graph->id + "' as " + g.name + (o.forceEager ? " (force eager: never captured)" : "")
+            + ", memory pool " + g.pool.str());
+    for (const std::string& w : o.warnings)
+        logConfigWarning(w);
+    if (!o.forceEager) {
+        // AclGraph.compile's empty capture creates the pool; its checkpoint is _original_mem_state.
+        m_alloc.increfPool(g.pool);
+        g.tempGraphAlive = true;
+        g.original = m_alloc.checkpoint(g.pool);
+    }
+    finishEvent();
+}
+
+std::string Simulator::graphKey(const RtGraph& g) const
+{
+    const GraphAnalysis& a = g.analysis;
+    const Graph& graph = *g.graph;
+    const SymbolValues& syms = m_callSpec->symbols;
+    std::string key;
+    if (a.keyEntries.empty()) {
+        key = "no_updated_input";
+    } else {
+        key = "[";
+        for (size_t i = 0; i < a.keyEntries.size(); ++i) {
+            const auto& e = a.keyEntries[i];
+            const Node& n = graph.nodes[a.placeholders[e.index]];
+            if (i)
+                key += ", ";
+            if (e.isSym) {
+                auto v = n.symbol.eval(syms);
+                key += v ? std::to_string(v.value()) : "?";
+            } else {
+                auto shape = n.outputs[0].concreteShape(syms);
+                key += "[";
+                if (shape)
+                    for (size_t d = 0; d < shape->size(); ++d)
+                        key += (d ? ", " : "") + std::to_string((*shape)[d]);
+                key += "]";
+            }
+        }
+        key += "]";
+    }
+    if (!m_sim.options.frozenParameter && !a.parameterInputs.empty()) {
+        std::vector<int64_t> ptrs;
+        for (int pos : a.parameterInputs)
+            ptrs.push_back(int64_t(dataPtr(pos)));
+        key += std::to_string(pythonTupleHash(ptrs));
+    }
+    return key;
+}
+
+std::string Simulator::recaptureCause(RtGraph& g, KeyMeta& meta)
+{
+    GraphRecord& rec = m_sim.graphs[g.record];
+    if (m_sim.options.backend == config::Backend::NpugraphEx && m_sim.options.forceRecapture) {
+        ++rec.recapturesForce;
+        return "force";
+    }
+    for (const auto& [pos, ptr] : meta.capturedMutated)
+        if (dataPtr(pos) != ptr) {
+            ++rec.recapturesMutatedInput;
+            return "mutated_input";
+        }
+    if (meta.cube != m_cube || meta.vector != m_vector) {
+        ++rec.recapturesCoreLimit;
+        return "core_limit";
+    }
+    return {};
+}
+
+void Simulator::simulateCall(int c)
+{
+    m_call = c;
+    m_callSpec = &m_scenario.calls[c];
+    // The caller lets go of outputs it no longer holds before making this call.
+    for (auto it = m_holds.begin(); it != m_holds.end();) {
+        if (it->until < c) {
+            releaseTensor(it->tensor);
+            it = m_holds.erase(it);
+        } else {
+            ++it;
+        }
+    }
+    if (m_callSpec->coreLimit) {
+        m_cube = m_callSpec->coreLimit->cube;
+        m_vector = m_callSpec->coreLimit->vector;
+    }
+    RtGraph& g = graphFor(m_callSpec->graph);
+    if (g.record < 0)
+        compileGraph(g);
+    GraphRecord& grec = m_sim.graphs[g.record];
+
+    CallRecord rec;
+    rec.index = c;
+    rec.graph = g.name;
+    rec.graphId = g.graph->id;
+    rec.firstEvent = int(m_sim.events.size());
+
+    bindInputs(g);
+    std::vector<int> outputs;
+    if (m_sim.options.forceEager || g.fallback) {
+        rec.action = CallAction::Eager;
+        runEager(g);
+        ++grec.eagerCalls;
+    } else {
+        const std::string key = graphKey(g);
+        rec.key = key;
+        if (std::find(grec.allKeys.begin(), grec.allKeys.end(), key) == grec.allKeys.end())
+            grec.allKeys.push_back(key);
+        KeyMeta* meta = g.find(key);
+        std::string cause;
+        bool capture = meta == nullptr;
+        beginEvent(EventKind::KeyLookup, &g, key, "graph key {" + key + "}");
+        if (meta) {
+            log(LogLevel::Info, text::findCaptured(g.aclGraphId, g.name, key));
+            cause = recaptureCause(g, *meta);
+            if (cause.empty()) {
+                log(LogLevel::Debug, text::noNeedsRecapture(g.name, key));
+                if (logging())
+                    m_sim.events.back().summary += ": found, replay";
+            } else {
+                log(LogLevel::Debug, text::needsRecapture(g.name, key));
+                capture = true;
+                if (logging())
+                    m_sim.events.back().summary += ": found, recapture (" + cause + ")";
+            }
+        } else if (logging()) {
+            m_sim.events.back().summary += ": not captured yet";
+        }
+        finishEvent();
+        if (capture) {
+            rec.action = cause.empty() ? CallAction::Capture : CallAction::Recapture;
+            rec.recaptureCause = cause;
+            if (!captureKey(g, key, cause)) {
+                rec.action = CallAction::Eager;
+                runEager(g);
+                ++grec.eagerCalls;
+            }
+        }
+        if (!g.fallback) {
+            KeyMeta& m = *g.find(key);
+            processInput(g, m, rec);
+            replay(g, m);
+            outputs = reconstructOutputs(g, m, rec);
+            returnOutputs(g, outputs);
+        }
+    }
+    for (int s : m_callRefs)
+        releaseRef(s);
+    m_callRefs.clear();
+    recordCall(rec);
+}
+
+bool Simulator::captureKey(RtGraph& g, const std::string& key, const std::string& cause)
+{
+    const config::Options& o = m_sim.options;
+    GraphRecord& grec = m_sim.graphs[g.record];
+    // 1. Retained-output hand-off (only with reuse and exactly one key).
+    if (o.reuseInSameFx && g.metas.size() == 1) {
+        KeyMeta& only = g.metas.front();
+        if (only.key != key)
+            only.outputsWeak = only.retainedOutputs;
+        std::vector<int> retained;
+        retained.swap(only.retainedOutputs);
+        for (int t : retained)
+            releaseTensor(t);
+    }
+    // 2. Capture limit: counts the keys held, for recaptures too.
+    if (int64_t(g.metas.size()) == o.captureLimit) {
+        fallBack(g, key);
+        return false;
+    }
+    // 3. compile_for_graph_key.
+    std::vector<int> stale;
+    for (const auto& m : g.metas)
+        for (int t : m.outputsWeak)
+            if (tensorAlive(t) && g.staleStoragesPtr.count(m_tensors[t].storage))
+                stale.push_back(m_tensors[t].storage);
+    const bool recapture = !cause.empty();
+    KeyMeta fresh;
+    fresh.key = key;
+    fresh.captureCall = m_call;
+    KeyMeta old;
+    KeyMeta* slot = g.find(key);
+    if (slot) {
+        old = std::move(*slot);
+        *slot = std::move(fresh);
+    } else {
+        g.metas.push_back(std::move(fresh));
+        slot = &g.metas.back();
+    }
+    KeyMeta& meta = *slot;
+    // The replaced GraphMeta's Python references go with it.
+    for (int t : old.retainedOutputs)
+        releaseTensor(t);
+    for (const auto& ui : old.userInputs)
+        if (ui.retainedStorage >= 0)
+            releaseRef(ui.retainedStorage);
+    grec.counters[text::capturedCounter(g.name)] = int64_t(g.metas.size());
+    for (int pos : g.analysis.parameterInputs)
+        meta.capturedParameter[pos] = dataPtr(pos);
+    const Graph& graph = *g.graph;
+    for (int pos : g.analysis.userInputs)
+        if (g.analysis.mutatedUserInputs.count(graph.nodes[g.analysis.placeholders[pos]].name))
+            meta.capturedMutated[pos] = dataPtr(pos);
+    for (const auto& [pos, outs] : g.analysis.aliasInputs) {
+        const int s = m_args[pos];
+        addRef(s);
+        auto it = g.capturedUserinputRef.find(pos);
+        if (it != g.capturedUserinputRef.end())
+            releaseRef(it->second);
+        g.capturedUserinputRef[pos] = s;
+        g.userinputRefDataPtr.emplace(pos, dataPtr(pos));
+    }
+
+    beginEvent(EventKind::Capture, &g, key,
+        std::string(recapture ? "recapture" : "capture") + " graph key {" + key + "}"
+            + (recapture ? " (" + cause + ")" : ""));
+    log(LogLevel::Debug, text::startCapture(g.aclGraphId, g.name, key));
+    if (o.reuseInSameFx && g.metas.size() > 1) {
+        if (logging())
+            log(LogLevel::Debug, text::startSettingOriginal(g.name, key, memState()));
+        restorePool(g, g.original, stale);
+        for (int s : stale)
+            g.staleStoragesPtr.erase(s);
+        if (logging())
+            log(LogLevel::Debug, text::afterSettingOriginal(g.name, key, memState()));
+    }
+    meta.cube = m_cube;
+    meta.vector = m_vector;
+    capture(g, meta);
+    ++grec.captures;
+    if (recapture) {
+        m_alloc.releasePool(g.pool); // the old NPUGraph is reset after the new capture
+        const int recaptures = grec.recapturesMutatedInput + grec.recapturesCoreLimit + grec.recapturesForce;
+        if (recaptures >= 3 && !g.stormReported) {
+            g.stormReported = true;
+            Hazard h;
+            h.kind = HazardKind::RecaptureStorm;
+            h.call = m_call;
+            h.graph = g.name;
+            h.key = key;
+            h.concerns = cause;
+            h.message = g.name + " has been recaptured " + std::to_string(recaptures) + " times by call "
+                + std::to_string(m_call) + " (mutated input moved: " + std::to_string(grec.recapturesMutatedInput)
+                + ", core limit changed: " + std::to_string(grec.recapturesCoreLimit)
+                + ", force_recapture: " + std::to_string(grec.recapturesForce)
+                + "). Each recapture costs a capture and counts against " + o.optionName("capture_limit")
+                + "; keep mutated inputs such as the KV cache at one address.";
+            addHazard(h);
+        }
+    }
+    if (g.tempGraphAlive) {
+        m_alloc.releasePool(g.pool);
+        g.tempGraphAlive = false;
+    }
+    if (logging())
+        log(LogLevel::Debug,
+            text::counters(o.backend, g.name, int(grec.counters[text::capturedCounter(g.name)]),
+                grec.recapturesMutatedInput, grec.recapturesCoreLimit, grec.recapturesForce));
+    // TorchAir's counters dict has the recapture entries only once they were incremented.
+    if (grec.recapturesMutatedInput)
+        grec.counters[text::mutatedRecaptureCounter(g.name)] = grec.recapturesMutatedInput;
+    if (grec.recapturesCoreLimit)
+        grec.counters[text::coreLimitRecaptureCounter(g.name)] = grec.recapturesCoreLimit;
+    if (grec.recapturesForce)
+        grec.counters[text::forceRecaptureCounter(g.name)] = grec.recapturesForce;
+    finishEvent();
+    return true;
+}
+
+void Simulator::fallBack(RtGraph& g, const std::string& key)
+{
+    const config::Options& o = m_sim.options;
+    GraphRecord& grec = m_sim.graphs[g.record];
+    beginEvent(EventKind::Fallback, &g, key, g.name + " reached the capture limit: eager from now on");
+    const std::string warning = text::captureLimitWarning(o.backend, g.name, key, o.captureLimit);
+    log(LogLevel::Warning, warning, "UserWarning");
+    log(LogLevel::Warning, warning);
+    g.fallback = true;
+    grec.fallbackToEager = true;
+    grec.fallbackCall = m_call;
+    if (logging())
+        log(LogLevel::Info, text::resetBefore(g.name, g.pool, memState()));
+    grec.counters.erase(text::capturedCounter(g.name));
+    grec.counters.erase(text::mutatedRecaptureCounter(g.name));
+    grec.counters.erase(text::coreLimitRecaptureCounter(g.name));
+    if (o.backend == config::Backend::NpugraphEx)
+        grec.counters.erase(text::forceRecaptureCounter(g.name));
+    for (auto& m : g.metas) {
+        m_alloc.releasePool(g.pool);
+        for (int t : m.retainedOutputs)
+            releaseTensor(t);
+        for (const auto& ui : m.userInputs)
+            if (ui.retainedStorage >= 0)
+                releaseRef(ui.retainedStorage);
+    }
+    g.metas.clear();
+    for (const auto& [pos, s] : g.capturedUserinputRef)
+        releaseRef(s);
+    g.capturedUserinputRef.clear();
+    if (g.tempGraphAlive) {
+        m_alloc.releasePool(g.pool);
+        g.tempGraphAlive = false;
+    }
+    m_alloc.emptyCache();
+    if (logging())
+        log(LogLevel::Info, text::resetAfter(g.name, g.pool, memState()));
+    Hazard h;
+    h.kind = HazardKind::Fallback;
+    h.call = m_call;
+    h.graph = g.name;
+    h.key = key;
+    h.concerns = o.optionName("capture_limit");
+    h.message = g.name + " reached " + o.optionName("capture_limit") + "=" + std::to_string(o.captureLimit)
+        + " at call " + std::to_string(m_call) + " (graph key {" + key
+        + "}) and runs eagerly for every later call: no more replays.";
+    const int idx = addHazard(h);
+    if (logging())
+        m_sim.events.back().hazard = idx;
+    finishEvent();
+}
+
+void Simulator::recordCall(CallRecord& rec)
+{
+    for (const memory::PoolId& pool : m_alloc.pools()) {
+        if (pool.isDefault())
+            continue;
+        PoolCallState ps;
+        ps.pool = pool;
+        for (const auto& seg : m_alloc.segments(pool)) {
+            PoolCallState::Segment s { seg.stream, seg.blockNum(), seg.activeNum(), seg.totalSize, seg.allocatedSize };
+            ps.blockNum += s.blockNum;
+            ps.activateNum += s.activateNum;
+            ps.totalSize += s.totalSize;
+            ps.allocatedSize += s.allocatedSize;
+            ps.segments.push_back(s);
+        }
+        rec.pools.push_back(std::move(ps));
+        updatePeaks(pool);
+    }
+    rec.deviceReserved = m_alloc.reservedBytes();
+    rec.deviceAllocated = m_alloc.allocatedBytes();
+    rec.eventCount = int(m_sim.events.size()) - rec.firstEvent;
+    m_sim.calls.push_back(std::move(rec));
+}
+
+void Simulator::beginEvent(EventKind kind, const RtGraph* g, const std::string& key, std::string summary)
+{
+    if (!logging())
+        return;
+    Event e;
+    e.index = int(m_sim.events.size());
+    e.call = m_call;
+    e.kind = kind;
+    e.graph = g ? g->name : std::string();
+    e.key = key;
+    e.summary = std::move(summary);
+    m_sim.events.push_back(std::move(e));
+    m_eventOpen = true;
+}
+
+void Simulator::logConfigWarning(const std::string& entry)
+{
+    const auto colon = entry.find(": ");
+    const std::string category = colon == std::string::npos ? std::string() : entry.substr(0, colon);
+    const std::string text = colon == std::string::npos ? entry : entry.substr(colon + 2);
+    if (category == "WARNING" || category.empty())
+        log(LogLevel::Warning, text);
+    else
+        log(LogLevel::Warning, text, category);
+}
+
+void Simulator::log(LogLevel level, const std::string& line, const std::string& category)
+{
+    if (!category.empty()) {
+        // Python shows a UserWarning once per process (default warning filter).
+        if (!m_warnedOnce.insert(line).second)
+            return;
+        m_sim.warnings.push_back(line);
+    } else if (level == LogLevel::Warning) {
+        m_sim.warnings.push_back(line);
+    }
+    if (!logging())
+        return;
+    LogLine l { level, line, category };
+    m_sim.log.push_back(l);
+    if (!m_sim.events.empty())
+        m_sim.events.back().log.push_back(std::move(l));
+}
+
+std::string Simulator::memState() const { return text::memState(m_alloc); }
+
+void Simulator::finishEvent()
+{
+    if (!logging() || m_sim.events.empty())
+        return;
+    Event& e = m_sim.events.back();
+    e.deviceReserved = m_alloc.reservedBytes();
+    e.deviceAllocated = m_alloc.allocatedBytes();
+    if (m_options.recordMemory)
+        for (const memory::PoolId& pool : m_alloc.pools()) {
+            PoolSnapshot ps;
+            ps.pool = pool;
+            ps.segments = m_alloc.segments(pool);
+            for (const auto& s : ps.segments) {
+                ps.reserved += s.totalSize;
+                ps.allocated += s.allocatedSize;
+            }
+            e.memory.push_back(std::move(ps));
+        }
+    m_eventOpen = false;
+}
+
+void Simulator::updatePeaks(memory::PoolId pool)
+{
+    const uint64_t reserved = m_alloc.reservedBytes();
+    const uint64_t allocated = m_alloc.allocatedBytes();
+    m_sim.peakDeviceReserved = std::max(m_sim.peakDeviceReserved, reserved);
+    m_sim.peakDeviceAllocated = std::max(m_sim.peakDeviceAllocated, allocated);
+    auto it = m_poolRecord.find(pool);
+    if (it == m_poolRecord.end())
+        return;
+    const memory::PoolTotals t = m_alloc.totals(pool);
+    PoolRecord& p = m_sim.pools[it->second];
+    p.peakReserved = std::max(p.peakReserved, t.reserved);
+    p.peakAllocated = std::max(p.peakAllocated, t.allocated);
+}
+
+int Simulator::addHazard(Hazard h)
+{
+    m_sim.hazards.push_back(std::move(h));
+    return int(m_sim.hazards.size()) - 1;
+}
+
+} // namespace detail
+
+Result<Simulation> simulate(const scenario::Scenario& scenario, const SimulationOptions& options)
+{
+    std::vector<std::pair<std::string, PyValue>> settings = scenario.config;
+    settings.insert(settings.end(), options.overrides.begin(), options.overrides.end());
+    const config::Backend backend = scenario.backend ? *scenario.backend : config::guessBackend(settings);
+    auto parsed = config::parseOptions(backend, settings);
+    if (!parsed) {
+        Error e = parsed.error();
+        e.context = scenario.path + ": $.config" + (e.context.empty() ? "" : "." + e.context);
+        return e;
+    }
+    for (const Graph& g : scenario.graphs) {
+        auto a = analyzeGraph(g);
+        if (!a) {
+            Error e = a.error();
+            e.context = scenario.path + ": graph '" + g.id + "'";
+            return e;
+        }
+    }
+    detail::Simulator sim(scenario, options, std::move(parsed.value()));
+    return sim.run();
+}
+
+} // namespace engine::runtime

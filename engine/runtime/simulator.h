@@ -1,0 +1,150 @@
+#pragma once
+/// The simulated TorchAir reduce-overhead runtime (torchair-behavior.md §2-3): for every call of a
+/// scenario it computes the graph key, decides capture / recapture / replay / eager, models the
+/// memory each capture takes from the FX graph's private pool (or the shared custom pool), copies
+/// inputs as process_input does, reconstructs outputs as reconstruct_outputs does, and reports
+/// hazards: held outputs overwritten by later replays, user tensors overwritten because clone_input
+/// is off, parameters that moved under frozen_parameter, recapture storms, fallback and OOM.
+///
+/// Thread contract: a Simulation is built in one call and is immutable afterwards; it may be shared
+/// between threads as std::shared_ptr<const Simulation>.
+#include "engine/config/options.h"
+#include "engine/core/result.h"
+#include "engine/runtime/events.h"
+#include "engine/scenario/scenario.h"
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace engine::runtime {
+
+struct SimulationOptions {
+    /// Extra settings applied after the scenario's config (`--set NAME=VALUE`), same rules.
+    std::vector<std::pair<std::string, PyValue>> overrides;
+    /// Keep a full memory snapshot (segments and blocks of every pool) in each event. The GUI wants
+    /// it; the CLI's summary and the benchmark do not.
+    bool recordMemory = false;
+    /// Keep the event list at all (the benchmark turns it off to measure the runtime model alone).
+    bool recordEvents = true;
+    /// Progress (calls done, calls total) and cancel; may be empty.
+    std::function<bool(int done, int total)> progress;
+};
+
+enum class HazardKind {
+    OutputOverwritten, ///< an output the caller still holds is overwritten by a later replay
+    UserInputOverwritten, ///< clone_input off: the first call's user tensor receives later inputs
+    StaleParameter, ///< frozen_parameter on and a parameter moved: the graph reads the old address
+    StaleCheckpoint, ///< a live tensor freed by a rollback that TorchAir was not told about
+    RecaptureStorm, ///< an FX graph keeps being recaptured
+    Fallback, ///< capture limit reached: the FX graph runs eagerly from now on
+    OutOfMemory, ///< the device would run out of memory
+};
+const char* hazardKindName(HazardKind k); ///< "output_overwritten", ...
+
+struct Hazard {
+    HazardKind kind = HazardKind::OutputOverwritten;
+    int call = -1; ///< where it arises
+    std::string graph;
+    std::string key;
+    std::string concerns; ///< the tensor or option it is about
+    std::string message; ///< in words: what, made where, by which call, what to do
+    int madeAtCall = -1; ///< OutputOverwritten: call that returned the output
+};
+
+struct PoolCallState {
+    memory::PoolId pool;
+    int blockNum = 0;
+    int activateNum = 0;
+    uint64_t totalSize = 0;
+    uint64_t allocatedSize = 0;
+    /// Per segment, in address order: (block_num, activate_num, total_size, allocated_size).
+    struct Segment {
+        int stream = 0;
+        int blockNum = 0;
+        int activateNum = 0;
+        uint64_t totalSize = 0;
+        uint64_t allocatedSize = 0;
+    };
+    std::vector<Segment> segments;
+};
+
+enum class CallAction { Capture, Recapture, Replay, Eager };
+const char* callActionName(CallAction a); ///< "capture", "recapture", "replay", "eager"
+
+struct CallRecord {
+    int index = 0;
+    std::string graph; ///< TorchAir name
+    std::string graphId; ///< scenario id
+    std::string key;
+    CallAction action = CallAction::Replay;
+    std::string recaptureCause; ///< "mutated_input", "core_limit", "force" for recaptures
+    int inputsCopied = 0;
+    uint64_t bytesCopied = 0;
+    int outputsRebuilt = 0; ///< outputs re-materialised at their captured addresses
+    std::vector<PoolCallState> pools; ///< every private pool after the call
+    uint64_t deviceReserved = 0;
+    uint64_t deviceAllocated = 0;
+    int firstEvent = 0; ///< index of its first event
+    int eventCount = 0;
+};
+
+struct GraphRecord {
+    std::string name; ///< graph_<N>
+    std::string id; ///< scenario id
+    memory::PoolId pool;
+    std::vector<std::string> keys; ///< keys currently captured, in capture order (empty after fallback)
+    std::vector<std::string> allKeys; ///< every key ever seen, in first-seen order
+    int captures = 0; ///< capture events (new keys and recaptures)
+    int recapturesMutatedInput = 0;
+    int recapturesCoreLimit = 0;
+    int recapturesForce = 0;
+    int replays = 0;
+    int eagerCalls = 0;
+    bool fallbackToEager = false;
+    int fallbackCall = -1;
+    /// TorchAir's counters["npugraph_ex"] entries for this graph as they stand at the end
+    /// (popped on fallback, as TorchAir pops them).
+    std::map<std::string, int64_t> counters;
+};
+
+struct PoolRecord {
+    memory::PoolId pool;
+    std::vector<std::string> graphs; ///< TorchAir names using it
+    bool custom = false;
+    uint64_t peakReserved = 0;
+    uint64_t peakAllocated = 0;
+};
+
+struct Simulation {
+    std::string scenarioPath;
+    std::string scenarioName;
+    config::Options options;
+    memory::Profile profile = memory::Profile::Npu;
+    uint64_t capacityBytes = 0;
+    std::vector<Event> events;
+    std::vector<CallRecord> calls;
+    std::vector<GraphRecord> graphs; ///< in compile order
+    std::vector<PoolRecord> pools;
+    std::vector<Hazard> hazards;
+    std::vector<OwnerInfo> owners; ///< indexed by memory::OwnerId
+    std::vector<std::string> warnings; ///< UserWarning and WARNING texts, in order, each once
+    std::vector<LogLine> log; ///< every line, in order (also split per event)
+    uint64_t peakDeviceReserved = 0;
+    uint64_t peakDeviceAllocated = 0;
+    bool outOfMemory = false;
+    bool cancelled = false;
+    int callsSimulated = 0;
+};
+
+/// Runs the scenario. Fails (with TorchAir's message) only when the configuration itself is
+/// invalid; runtime trouble such as OOM ends the run early and is reported inside the Simulation.
+Result<Simulation> simulate(const scenario::Scenario& scenario, const SimulationOptions& options = {});
+
+/// The graph key TorchAir would compute — exposed for tests and for the cache-key explanation.
+/// CPython's hash of a tuple of ints (3.8+ xxHash-based tuple hash), as TorchAir appends it.
+int64_t pythonTupleHash(const std::vector<int64_t>& items);
+
+} // namespace engine::runtime

@@ -1,0 +1,592 @@
+// Reads a scenario file (docs/scenario-format.md): JSON syntax, the top level, config, device and
+// calls. Graphs are read by scenario_graph_reader.cpp.
+#include "engine/scenario/scenario.h"
+#include "engine/scenario/scenario_json.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cerrno>
+#include <cmath>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <set>
+
+namespace engine::scenario {
+
+using detail::Failure;
+using detail::Json;
+using detail::JsonReader;
+
+namespace {
+
+constexpr const char* kFormatName = "aclgraph-inspector-scenario";
+constexpr uint64_t kMaxFileBytes = 256ull << 20;
+// nlohmann's parser is iterative, but the reader recurses into argument lists and config values.
+constexpr int kMaxNesting = 512;
+// `repeat` multiplies calls; a bound keeps a typo ("repeat": 1000000000) from exhausting memory.
+constexpr size_t kMaxCalls = 100000;
+
+// 1-based line and column of byte `offset` (0-based) of `text`.
+std::string position(const std::string& path, const std::string& text, size_t offset)
+{
+    offset = std::min(offset, text.size());
+    size_t line = 1 + size_t(std::count(text.begin(), text.begin() + std::ptrdiff_t(offset), '\n'));
+    size_t lineStart = offset == 0 ? std::string::npos : text.rfind('\n', offset - 1);
+    size_t column = offset - (lineStart == std::string::npos ? 0 : lineStart + 1) + 1;
+    return path + ":" + std::to_string(line) + ":" + std::to_string(column);
+}
+
+// A cheap pre-scan, so that nothing downstream ever sees a pathologically deep document.
+Result<void> checkNesting(const std::string& text, const std::string& path)
+{
+    int depth = 0;
+    bool inString = false;
+    for (size_t i = 0; i < text.size(); ++i) {
+        char c = text[i];
+        if (inString) {
+            if (c == '\\')
+                ++i;
+            else if (c == '"')
+                inString = false;
+        } else if (c == '"') {
+            inString = true;
+        } else if (c == '[' || c == '{') {
+            if (++depth > kMaxNesting)
+                return makeError(ErrorCode::ParseError,
+                    "JSON nested deeper than " + std::to_string(kMaxNesting) + " levels", position(path, text, i));
+        } else if (c == ']' || c == '}') {
+            --depth;
+        }
+    }
+    return {};
+}
+
+// nlohmann keeps the last of two equal keys; a scenario with "inputs" twice is almost certainly
+// a mistake, so the parse callback tracks the JSON path and refuses duplicates.
+class DuplicateKeyCheck {
+public:
+    explicit DuplicateKeyCheck(const JsonReader& r)
+        : m_r(r)
+    {
+    }
+
+    bool operator()(int, Json::parse_event_t event, Json& parsed)
+    {
+        switch (event) {
+        case Json::parse_event_t::object_start:
+        case Json::parse_event_t::array_start:
+            m_frames.push_back({ event == Json::parse_event_t::object_start, {}, {}, 0 });
+            break;
+        case Json::parse_event_t::object_end:
+        case Json::parse_event_t::array_end:
+            if (!m_frames.empty())
+                m_frames.pop_back();
+            if (!m_frames.empty())
+                ++m_frames.back().index;
+            break;
+        case Json::parse_event_t::key: {
+            if (m_frames.empty())
+                break;
+            Frame& top = m_frames.back();
+            top.key = parsed.get<std::string>();
+            if (!top.keys.insert(top.key).second)
+                m_r.fail(ErrorCode::ParseError, path(), "duplicate key '" + top.key + "'");
+            break;
+        }
+        case Json::parse_event_t::value:
+            if (!m_frames.empty())
+                ++m_frames.back().index;
+            break;
+        }
+        return true;
+    }
+
+private:
+    struct Frame {
+        bool object;
+        std::set<std::string> keys;
+        std::string key;
+        size_t index;
+    };
+
+    std::string path() const
+    {
+        std::string p = "$";
+        for (const Frame& f : m_frames)
+            p = f.object ? JsonReader::key(p, f.key) : JsonReader::index(p, f.index);
+        return p;
+    }
+
+    const JsonReader& m_r;
+    std::vector<Frame> m_frames;
+};
+
+Result<Json> parseJson(const std::string& text, const std::string& path)
+{
+    auto nesting = checkNesting(text, path);
+    if (!nesting)
+        return nesting.error();
+    try {
+        JsonReader r(path);
+        return Json::parse(text, DuplicateKeyCheck(r));
+    } catch (const Json::parse_error& e) {
+        // nlohmann's message starts "[json.exception.parse_error.101] parse error at line 1,
+        // column 5: "; the position goes into the context instead.
+        std::string what = e.what();
+        size_t at = what.find("parse error");
+        size_t colon = at == std::string::npos ? std::string::npos : what.find(": ", at);
+        std::string detail = colon == std::string::npos ? what : what.substr(colon + 2);
+        size_t offset = e.byte == 0 ? 0 : e.byte - 1;
+        return makeError(ErrorCode::ParseError, "invalid JSON: " + detail, position(path, text, offset));
+    } catch (const Json::out_of_range& e) {
+        // "number overflow parsing '1e400'" comes without a position; the literal's first occurrence
+        // is a good guess.
+        std::string what = e.what();
+        size_t close = what.rfind('\'');
+        size_t open = close == std::string::npos || close == 0 ? std::string::npos : what.rfind('\'', close - 1);
+        size_t at = open == std::string::npos ? std::string::npos : text.find(what.substr(open + 1, close - open - 1));
+        size_t bracket = what.find("] ");
+        return makeError(ErrorCode::ParseError,
+            "invalid JSON: " + (bracket == std::string::npos ? what : what.substr(bracket + 2)),
+            at == std::string::npos ? path : position(path, text, at));
+    }
+}
+
+PyValue configValue(const JsonReader& r, const Json& v, const std::string& path, bool tuple)
+{
+    switch (v.type()) {
+    case Json::value_t::null:
+        return PyValue::none();
+    case Json::value_t::boolean:
+        return PyValue::boolean(v.get<bool>());
+    case Json::value_t::number_integer:
+    case Json::value_t::number_unsigned:
+        return PyValue::integer(r.integer(v, path));
+    case Json::value_t::number_float:
+        return PyValue::real(v.get<double>());
+    case Json::value_t::string:
+        return PyValue::str(v.get<std::string>());
+    case Json::value_t::array: {
+        std::vector<PyValue> items;
+        for (size_t i = 0; i < v.size(); ++i)
+            items.push_back(configValue(r, v[i], JsonReader::index(path, i), false));
+        return tuple ? PyValue::tuple(std::move(items)) : PyValue::list(std::move(items));
+    }
+    default:
+        r.wrongType(v, path, "true, false, a number, a string, null or an array");
+    }
+}
+
+// Pool options are tuples in Python (`use_custom_pool=(0, 1)`); TorchAir's messages show them so.
+bool isPoolOption(const std::string& name)
+{
+    std::string last = name.substr(name.rfind('.') == std::string::npos ? 0 : name.rfind('.') + 1);
+    return last == "use_custom_pool" || last == "use_graph_pool";
+}
+
+// "64GiB", "1.5 GB", "4096": KB/MB/GB/TB are decimal, KiB/MiB/GiB/TiB binary.
+uint64_t byteSize(const JsonReader& r, const Json& v, const std::string& path)
+{
+    if (v.is_number_integer())
+        return uint64_t(r.integerAtLeast(v, path, 1));
+    std::string text = r.string(v, path);
+    size_t i = 0;
+    unsigned __int128 digits = 0;
+    int fraction = -1;
+    int count = 0;
+    for (; i < text.size() && (std::isdigit(static_cast<unsigned char>(text[i])) || text[i] == '.'); ++i) {
+        if (text[i] == '.') {
+            if (fraction >= 0)
+                break;
+            fraction = 0;
+            continue;
+        }
+        if (++count > 20)
+            r.fail(ErrorCode::InvalidArgument, path, "size '" + text + "' has too many digits");
+        digits = digits * 10 + unsigned(text[i] - '0');
+        if (fraction >= 0)
+            ++fraction;
+    }
+    std::string unit;
+    for (; i < text.size(); ++i) {
+        if (!std::isspace(static_cast<unsigned char>(text[i])))
+            unit += char(std::tolower(static_cast<unsigned char>(text[i])));
+    }
+    static const std::pair<const char*, uint64_t> units[] = {
+        { "", 1 },
+        { "b", 1 },
+        { "kb", 1000ull },
+        { "mb", 1000000ull },
+        { "gb", 1000000000ull },
+        { "tb", 1000000000000ull },
+        { "kib", 1ull << 10 },
+        { "mib", 1ull << 20 },
+        { "gib", 1ull << 30 },
+        { "tib", 1ull << 40 },
+    };
+    const uint64_t* scale = nullptr;
+    for (const auto& [name, value] : units) {
+        if (unit == name)
+            scale = &value;
+    }
+    if (count == 0 || !scale)
+        r.fail(ErrorCode::InvalidArgument, path,
+            "expected a size such as \"64GiB\" (units B, KB, MB, GB, TB, KiB, MiB, GiB, TiB), got '" + text + "'");
+    unsigned __int128 bytes = digits * *scale;
+    for (int k = 0; k < std::max(fraction, 0); ++k) {
+        if (bytes % 10 != 0)
+            r.fail(ErrorCode::InvalidArgument, path, "size '" + text + "' is not a whole number of bytes");
+        bytes /= 10;
+    }
+    if (bytes == 0 || bytes > UINT64_MAX)
+        r.fail(ErrorCode::InvalidArgument, path, "size '" + text + "' is out of range");
+    return uint64_t(bytes);
+}
+
+class ScenarioReader {
+public:
+    explicit ScenarioReader(const std::string& path)
+        : m_r(path)
+    {
+    }
+
+    Scenario read(const Json& root)
+    {
+        Scenario s;
+        const Json& obj = m_r.object(root, "$");
+        std::string format = m_r.string(m_r.required(obj, "$", "format"), "$.format");
+        if (format != kFormatName)
+            m_r.fail(ErrorCode::InvalidArgument, "$.format",
+                std::string("expected \"") + kFormatName + "\", got \"" + format + "\"");
+        int64_t version = m_r.integer(m_r.required(obj, "$", "version"), "$.version");
+        // Checked before unknown keys: a newer file may well have keys this build does not know.
+        if (version > kFormatVersion)
+            m_r.fail(ErrorCode::InvalidArgument, "$.version",
+                "scenario format version " + std::to_string(version)
+                    + " was written by a newer version of aclgraph-inspector; this build reads version "
+                    + std::to_string(kFormatVersion));
+        if (version < 1)
+            m_r.fail(ErrorCode::InvalidArgument, "$.version",
+                "unsupported version " + std::to_string(version) + " (versions start at 1)");
+        s.version = int(version);
+        m_r.checkKeys(obj, "$", { "format", "version", "name", "backend", "config", "device", "graphs", "calls" });
+        if (const Json* v = JsonReader::find(obj, "name"))
+            s.name = m_r.string(*v, "$.name");
+        if (const Json* v = JsonReader::find(obj, "comment"))
+            s.comment = m_r.string(*v, "$.comment");
+        if (const Json* v = JsonReader::find(obj, "backend")) {
+            std::string b = m_r.string(*v, "$.backend");
+            if (b == "torchair")
+                s.backend = config::Backend::TorchAir;
+            else if (b == "npugraph_ex")
+                s.backend = config::Backend::NpugraphEx;
+            else
+                m_r.fail(ErrorCode::InvalidArgument, "$.backend",
+                    "unknown backend '" + b + "' (expected \"torchair\" or \"npugraph_ex\")");
+        }
+        if (const Json* v = JsonReader::find(obj, "config")) {
+            for (const auto& [k, value] : m_r.object(*v, "$.config").items())
+                s.config.emplace_back(k, configValue(m_r, value, JsonReader::key("$.config", k), isPoolOption(k)));
+        }
+        if (const Json* v = JsonReader::find(obj, "device"))
+            s.device = readDevice(*v, "$.device");
+        s.graphs
+            = detail::readGraphs(m_r, m_r.array(m_r.required(obj, "$", "graphs"), "$.graphs"), "$.graphs", m_storages);
+        if (const Json* v = JsonReader::find(obj, "calls")) {
+            const Json& calls = m_r.array(*v, "$.calls");
+            for (size_t i = 0; i < calls.size(); ++i)
+                readCall(s, calls[i], JsonReader::index("$.calls", i));
+        }
+        return s;
+    }
+
+private:
+    DeviceSpec readDevice(const Json& v, const std::string& path)
+    {
+        DeviceSpec d;
+        const Json& obj = m_r.object(v, path);
+        m_r.checkKeys(obj, path,
+            { "profile", "capacity_bytes", "capacity", "l2_bytes", "l2", "cube_cores", "vector_cores", "copy_gbps" });
+        if (const Json* p = JsonReader::find(obj, "profile")) {
+            std::string profile = m_r.string(*p, JsonReader::key(path, "profile"));
+            if (profile == "npu")
+                d.profile = memory::Profile::Npu;
+            else if (profile == "cuda")
+                d.profile = memory::Profile::Cuda;
+            else
+                m_r.fail(ErrorCode::InvalidArgument, JsonReader::key(path, "profile"),
+                    "unknown profile '" + profile + "' (expected \"npu\" or \"cuda\")");
+        }
+        d.capacityBytes = readBytes(obj, path, "capacity_bytes", "capacity", d.capacityBytes);
+        d.l2Bytes = readBytes(obj, path, "l2_bytes", "l2", d.l2Bytes);
+        if (const Json* c = JsonReader::find(obj, "cube_cores"))
+            d.cubeCores
+                = int(std::min<int64_t>(m_r.integerAtLeast(*c, JsonReader::key(path, "cube_cores"), 1), 1 << 20));
+        if (const Json* c = JsonReader::find(obj, "vector_cores"))
+            d.vectorCores
+                = int(std::min<int64_t>(m_r.integerAtLeast(*c, JsonReader::key(path, "vector_cores"), 1), 1 << 20));
+        if (const Json* c = JsonReader::find(obj, "copy_gbps")) {
+            std::string copyPath = JsonReader::key(path, "copy_gbps");
+            double gbps = m_r.number(*c, copyPath);
+            if (!(gbps > 0) || !std::isfinite(gbps))
+                m_r.fail(ErrorCode::InvalidArgument, copyPath, "expected a positive number of GB/s");
+            d.copyBytesPerSecond = gbps * 1e9;
+        }
+        return d;
+    }
+
+    uint64_t readBytes(
+        const Json& obj, const std::string& path, const char* bytesKey, const char* textKey, uint64_t dflt)
+    {
+        const Json* bytes = JsonReader::find(obj, bytesKey);
+        const Json* text = JsonReader::find(obj, textKey);
+        if (bytes && text)
+            m_r.fail(ErrorCode::InvalidArgument, JsonReader::key(path, textKey),
+                std::string("give either '") + bytesKey + "' or '" + textKey + "', not both");
+        if (bytes)
+            return uint64_t(m_r.integerAtLeast(*bytes, JsonReader::key(path, bytesKey), 1));
+        if (text)
+            return byteSize(m_r, *text, JsonReader::key(path, textKey));
+        return dflt;
+    }
+
+    Binding readBinding(const Scenario& s, const Json& v, const std::string& path, size_t firstIndex)
+    {
+        Binding b;
+        if (v.is_string()) {
+            std::string text = v.get<std::string>();
+            if (text.empty())
+                m_r.fail(ErrorCode::InvalidArgument, path, "expected \"new\", \"default\" or a storage name, got \"\"");
+            if (text == "new")
+                b.kind = Binding::Kind::New;
+            else if (text != "default") {
+                b.kind = Binding::Kind::Named;
+                b.name = text;
+            }
+            return b;
+        }
+        if (!v.is_object())
+            m_r.wrongType(v, path, "\"new\", a storage name or {\"output_of\": <call>, \"index\": <output>}");
+        m_r.checkKeys(v, path, { "output_of", "index" });
+        std::string callPath = JsonReader::key(path, "output_of");
+        std::string indexPath = JsonReader::key(path, "index");
+        int64_t call = m_r.integerAtLeast(m_r.required(v, path, "output_of"), callPath, 0);
+        if (size_t(call) >= firstIndex)
+            m_r.fail(ErrorCode::InvalidArgument, callPath,
+                "call " + std::to_string(call) + " is not earlier than this call (call " + std::to_string(firstIndex)
+                    + ", counting from 0 after repeats are expanded)");
+        int64_t index = 0;
+        if (const Json* i = JsonReader::find(v, "index"))
+            index = m_r.integerAtLeast(*i, indexPath, 0);
+        const Call& source = s.calls[size_t(call)];
+        const Graph* g = s.graph(source.graph);
+        const Node& out = g->nodes[size_t(g->outputNode())];
+        const std::vector<Arg>& results = out.args[0].items;
+        std::string which = "call " + std::to_string(call) + " (graph '" + source.graph + "')";
+        if (size_t(index) >= results.size())
+            m_r.fail(ErrorCode::InvalidArgument, JsonReader::find(v, "index") ? indexPath : path,
+                which + " returns " + std::to_string(results.size()) + " outputs; there is no output "
+                    + std::to_string(index));
+        const Arg& result = results[size_t(index)];
+        if (result.kind != Arg::Kind::NodeRef || g->nodes[size_t(result.node)].outputs.empty())
+            m_r.fail(ErrorCode::InvalidArgument, JsonReader::find(v, "index") ? indexPath : path,
+                "output " + std::to_string(index) + " of " + which + " is not a tensor");
+        b.kind = Binding::Kind::OutputOf;
+        b.call = int(call);
+        b.index = int(index);
+        return b;
+    }
+
+    // Symbol values must make every size of the graph computable, so the simulator never meets
+    // an evaluation error halfway through a run.
+    void checkSymbols(const Graph& g, const Call& c, const std::string& path)
+    {
+        for (const Node& n : g.nodes) {
+            auto fail = [&](const Error& e) {
+                m_r.fail(ErrorCode::InvalidArgument, path, "'" + n.name + "' in graph '" + g.id + "': " + e.message);
+            };
+            for (const TensorMeta& t : n.outputs) {
+                if (auto bytes = t.storageBytes(c.symbols); !bytes)
+                    fail(bytes.error());
+            }
+            if (auto v = n.workspaceBytes.eval(c.symbols); !v)
+                fail(v.error());
+            else if (v.value() < 0)
+                fail(makeError(ErrorCode::InvalidArgument, "workspace_bytes is negative"));
+            if (auto v = n.symbol.eval(c.symbols); !v)
+                fail(v.error());
+        }
+    }
+
+    void readCall(Scenario& s, const Json& v, const std::string& path)
+    {
+        const Json& obj = m_r.object(v, path);
+        m_r.checkKeys(obj, path, { "graph", "symbols", "inputs", "keep_outputs", "core_limit", "repeat" });
+        Call c;
+        c.sourcePath = path;
+        std::string graphPath = JsonReader::key(path, "graph");
+        c.graph = m_r.string(m_r.required(obj, path, "graph"), graphPath);
+        const Graph* g = s.graph(c.graph);
+        if (!g) {
+            std::string ids;
+            for (const Graph& known : s.graphs)
+                ids += (ids.empty() ? "" : ", ") + known.id;
+            m_r.fail(ErrorCode::InvalidArgument, graphPath,
+                "unknown graph '" + c.graph + "' (" + (ids.empty() ? "the scenario has no graphs" : "graphs: " + ids)
+                    + ")");
+        }
+
+        std::vector<std::string> needed = detail::graphSymbols(*g);
+        std::string symbolsPath = JsonReader::key(path, "symbols");
+        const Json* symbols = JsonReader::find(obj, "symbols");
+        if (symbols) {
+            for (const auto& [name, value] : m_r.object(*symbols, symbolsPath).items()) {
+                std::string symPath = JsonReader::key(symbolsPath, name);
+                if (!std::binary_search(needed.begin(), needed.end(), name)) {
+                    std::string list;
+                    for (const auto& n : needed)
+                        list += (list.empty() ? "" : ", ") + n;
+                    m_r.fail(ErrorCode::InvalidArgument, symPath,
+                        "graph '" + c.graph + "' has no symbol '" + name + "' ("
+                            + (list.empty() ? "it is static" : "its symbols: " + list) + ")");
+                }
+                c.symbols[name] = m_r.integerAtLeast(value, symPath, 0);
+            }
+        }
+        for (const auto& name : needed) {
+            if (!c.symbols.count(name))
+                m_r.fail(ErrorCode::InvalidArgument, symbols ? symbolsPath : path,
+                    "no value for symbol '" + name + "', which graph '" + c.graph + "' uses");
+        }
+        checkSymbols(*g, c, symbols ? symbolsPath : path);
+
+        size_t firstIndex = s.calls.size();
+        if (const Json* inputs = JsonReader::find(obj, "inputs")) {
+            std::string inputsPath = JsonReader::key(path, "inputs");
+            for (const auto& [name, value] : m_r.object(*inputs, inputsPath).items()) {
+                std::string inputPath = JsonReader::key(inputsPath, name);
+                int idx = g->find(name);
+                if (idx < 0 || g->nodes[size_t(idx)].op != NodeOp::Placeholder)
+                    m_r.fail(
+                        ErrorCode::InvalidArgument, inputPath, "graph '" + c.graph + "' has no input '" + name + "'");
+                if (g->nodes[size_t(idx)].inputKind == InputKind::SymInt)
+                    m_r.fail(ErrorCode::InvalidArgument, inputPath,
+                        "'" + name + "' is a symint input; give its symbol's value in \"symbols\"");
+                c.inputs[name] = readBinding(s, value, inputPath, firstIndex);
+            }
+        }
+        // An input's "storage" is its binding wherever a call does not give one.
+        for (const auto& [input, storage] : m_storages[c.graph]) {
+            if (!c.inputs.count(input))
+                c.inputs[input] = Binding { Binding::Kind::Named, storage, -1, 0 };
+        }
+        if (const Json* keep = JsonReader::find(obj, "keep_outputs")) {
+            std::string keepPath = JsonReader::key(path, "keep_outputs");
+            if (keep->is_string() && keep->get<std::string>() == "all")
+                c.keepOutputs = -1;
+            else if (keep->is_number_integer())
+                c.keepOutputs = int(std::min<int64_t>(m_r.integerAtLeast(*keep, keepPath, 0), INT32_MAX));
+            else
+                m_r.wrongType(*keep, keepPath, "an integer >= 0 or \"all\"");
+        }
+        if (const Json* limit = JsonReader::find(obj, "core_limit"))
+            c.coreLimit = readCoreLimit(s.device, *limit, JsonReader::key(path, "core_limit"));
+        int64_t repeat = 1;
+        std::string repeatPath = JsonReader::key(path, "repeat");
+        const Json* r = JsonReader::find(obj, "repeat");
+        if (r)
+            repeat = m_r.integerAtLeast(*r, repeatPath, 1);
+        if (uint64_t(repeat) > kMaxCalls - s.calls.size())
+            m_r.fail(ErrorCode::InvalidArgument, r ? repeatPath : path,
+                "too many calls: a scenario may expand to at most " + std::to_string(kMaxCalls) + " calls");
+        if (const Json* note = JsonReader::find(obj, "note"))
+            c.note = m_r.string(*note, JsonReader::key(path, "note"));
+        for (int64_t k = 0; k < repeat; ++k)
+            s.calls.push_back(c);
+    }
+
+    CoreLimit readCoreLimit(const DeviceSpec& device, const Json& v, const std::string& path)
+    {
+        const Json& obj = m_r.object(v, path);
+        m_r.checkKeys(obj, path, { "cube", "vector" });
+        CoreLimit limit;
+        std::string cubePath = JsonReader::key(path, "cube");
+        std::string vectorPath = JsonReader::key(path, "vector");
+        int64_t cube = m_r.integerAtLeast(m_r.required(obj, path, "cube"), cubePath, 0);
+        int64_t vector = m_r.integerAtLeast(m_r.required(obj, path, "vector"), vectorPath, 0);
+        if (cube > device.cubeCores)
+            m_r.fail(ErrorCode::InvalidArgument, cubePath,
+                "the device has " + std::to_string(device.cubeCores) + " cube cores, got " + std::to_string(cube));
+        if (vector > device.vectorCores)
+            m_r.fail(ErrorCode::InvalidArgument, vectorPath,
+                "the device has " + std::to_string(device.vectorCores) + " vector cores, got "
+                    + std::to_string(vector));
+        limit.cube = int(cube);
+        limit.vector = int(vector);
+        return limit;
+    }
+
+    JsonReader m_r;
+    detail::StorageNames m_storages;
+};
+
+} // namespace
+
+Result<Scenario> parseScenario(const std::string& text, const std::string& path)
+{
+    try {
+        auto json = parseJson(text, path);
+        if (!json)
+            return json.error();
+        Scenario s = ScenarioReader(path).read(json.value());
+        s.path = path;
+        return s;
+    } catch (const Failure& f) {
+        return f.error;
+    } catch (const std::bad_alloc&) {
+        return makeError(ErrorCode::Internal, "out of memory while reading the scenario", path);
+    } catch (const std::exception& e) {
+        return makeError(
+            ErrorCode::Internal, std::string("unexpected error while reading the scenario: ") + e.what(), path);
+    }
+}
+
+Result<Scenario> readScenarioFile(const std::string& path)
+{
+    namespace fs = std::filesystem;
+    std::error_code ec;
+    fs::file_status st = fs::status(path, ec);
+    if (ec || !fs::exists(st))
+        return makeError(ErrorCode::Io,
+            "cannot open scenario file: " + (ec ? ec.message() : std::string(std::strerror(ENOENT))), path);
+    if (fs::is_directory(st))
+        return makeError(ErrorCode::Io, "cannot read scenario file: it is a directory", path);
+    if (!fs::is_regular_file(st))
+        return makeError(ErrorCode::Io, "cannot read scenario file: it is not a regular file", path);
+    uint64_t size = fs::file_size(path, ec);
+    if (ec)
+        return makeError(ErrorCode::Io, "cannot read scenario file: " + ec.message(), path);
+    if (size > kMaxFileBytes)
+        return makeError(ErrorCode::InvalidArgument,
+            "scenario file is " + std::to_string(size >> 20) + " MiB; the limit is "
+                + std::to_string(kMaxFileBytes >> 20) + " MiB",
+            path);
+    std::ifstream in(path, std::ios::binary);
+    if (!in)
+        return makeError(ErrorCode::Io, std::string("cannot open scenario file: ") + std::strerror(errno), path);
+    std::string text;
+    try {
+        text.resize(size_t(size));
+        in.read(text.data(), std::streamsize(size));
+        text.resize(size_t(in.gcount()));
+    } catch (const std::exception&) {
+        return makeError(ErrorCode::Io, "cannot read scenario file: out of memory", path);
+    }
+    if (in.bad())
+        return makeError(ErrorCode::Io, "cannot read scenario file: read error", path);
+    return parseScenario(text, path);
+}
+
+} // namespace engine::scenario

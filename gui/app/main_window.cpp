@@ -1,0 +1,160 @@
+#include "gui/app/main_window.h"
+
+#include "engine/report/simulation_report.h"
+#include "engine/runtime/simulator.h"
+#include "engine/scenario/scenario.h"
+
+#include <QFileInfo>
+#include <QFutureWatcher>
+#include <QHeaderView>
+#include <QLabel>
+#include <QListWidget>
+#include <QPlainTextEdit>
+#include <QSplitter>
+#include <QStatusBar>
+#include <QTableWidget>
+#include <QVBoxLayout>
+#include <QtConcurrent>
+
+namespace gui {
+
+namespace {
+
+struct Outcome {
+    std::shared_ptr<const engine::runtime::Simulation> sim;
+    QString error;
+};
+
+QString mib(uint64_t bytes) { return QString::number(double(bytes) / (1024.0 * 1024.0), 'f', 2) + " MiB"; }
+
+} // namespace
+
+MainWindow::MainWindow(const QStringList& files, QWidget* parent)
+    : QMainWindow(parent)
+{
+    setWindowTitle("aclgraph-inspector");
+    resize(1280, 800);
+    m_files = new QListWidget;
+    for (const QString& f : files) {
+        auto* item = new QListWidgetItem(QFileInfo(f).completeBaseName(), m_files);
+        item->setData(Qt::UserRole, f);
+        item->setToolTip(f);
+    }
+    m_calls = new QTableWidget(0, 8);
+    m_calls->setHorizontalHeaderLabels(
+        { "call", "graph", "key", "action", "inputs copied", "bytes copied", "pool reserved", "device reserved" });
+    m_calls->horizontalHeader()->setStretchLastSection(true);
+    m_calls->verticalHeader()->hide();
+    m_calls->setEditTriggers(QAbstractItemView::NoEditTriggers);
+    m_calls->setSelectionBehavior(QAbstractItemView::SelectRows);
+    m_hazards = new QListWidget;
+    m_hazards->setWordWrap(true);
+    m_log = new QPlainTextEdit;
+    m_log->setReadOnly(true);
+    m_log->setLineWrapMode(QPlainTextEdit::NoWrap);
+    m_banner = new QLabel;
+    m_banner->setWordWrap(true);
+    m_banner->setStyleSheet("QLabel { background: #fde2e1; color: #7a1010; padding: 6px; }");
+    m_banner->hide();
+
+    auto* right = new QSplitter(Qt::Vertical);
+    right->addWidget(m_calls);
+    right->addWidget(m_hazards);
+    right->addWidget(m_log);
+    right->setSizes({ 360, 140, 300 });
+    auto* split = new QSplitter(Qt::Horizontal);
+    split->addWidget(m_files);
+    split->addWidget(right);
+    split->setSizes({ 260, 1020 });
+    auto* central = new QWidget;
+    auto* layout = new QVBoxLayout(central);
+    layout->setContentsMargins(0, 0, 0, 0);
+    layout->addWidget(m_banner);
+    layout->addWidget(split);
+    setCentralWidget(central);
+
+    connect(m_files, &QListWidget::currentItemChanged, this, [this](QListWidgetItem* item) {
+        if (item)
+            openScenario(item->data(Qt::UserRole).toString());
+    });
+    if (m_files->count())
+        m_files->setCurrentRow(0);
+    else
+        statusBar()->showMessage("No scenario given and no bundled samples found.");
+}
+
+MainWindow::~MainWindow() = default;
+
+void MainWindow::openScenario(const QString& path)
+{
+    const int generation = ++m_generation;
+    statusBar()->showMessage("Simulating " + path + " ...");
+    auto* watcher = new QFutureWatcher<Outcome>(this);
+    connect(watcher, &QFutureWatcher<Outcome>::finished, this, [this, watcher, generation, path] {
+        const Outcome o = watcher->result();
+        watcher->deleteLater();
+        if (generation != m_generation)
+            return;
+        if (!o.error.isEmpty())
+            showError(o.error);
+        else
+            showSimulation(path, o.sim);
+    });
+    watcher->setFuture(QtConcurrent::run([path]() -> Outcome {
+        auto scenario = engine::scenario::readScenarioFile(path.toStdString());
+        if (!scenario)
+            return { nullptr, QString::fromStdString(scenario.error().toString()) };
+        auto sim = engine::runtime::simulate(scenario.value());
+        if (!sim)
+            return { nullptr, QString::fromStdString(sim.error().toString()) };
+        return { std::make_shared<const engine::runtime::Simulation>(std::move(sim.value())), {} };
+    }));
+}
+
+void MainWindow::showError(const QString& message)
+{
+    m_banner->setText(message);
+    m_banner->show();
+    m_calls->setRowCount(0);
+    m_hazards->clear();
+    m_log->clear();
+    statusBar()->showMessage("Could not simulate: see the message above.");
+}
+
+void MainWindow::showSimulation(const QString& path, std::shared_ptr<const engine::runtime::Simulation> sim)
+{
+    m_banner->hide();
+    m_calls->setRowCount(int(sim->calls.size()));
+    for (int r = 0; r < int(sim->calls.size()); ++r) {
+        const auto& c = sim->calls[r];
+        uint64_t poolReserved = 0;
+        for (const auto& p : c.pools)
+            poolReserved += p.totalSize;
+        QString action = engine::runtime::callActionName(c.action);
+        if (!c.recaptureCause.empty())
+            action += " (" + QString::fromStdString(c.recaptureCause) + ")";
+        const QStringList cells = { QString::number(c.index), QString::fromStdString(c.graph + " " + c.graphId),
+            QString::fromStdString(c.key), action, QString::number(c.inputsCopied), QString::number(c.bytesCopied),
+            mib(poolReserved), mib(c.deviceReserved) };
+        for (int col = 0; col < cells.size(); ++col)
+            m_calls->setItem(r, col, new QTableWidgetItem(cells[col]));
+    }
+    m_calls->resizeColumnsToContents();
+    m_hazards->clear();
+    for (const auto& h : sim->hazards)
+        m_hazards->addItem(QString("call %1  %2: %3")
+                               .arg(h.call)
+                               .arg(engine::runtime::hazardKindName(h.kind))
+                               .arg(QString::fromStdString(h.message)));
+    if (sim->hazards.empty())
+        m_hazards->addItem("No hazards.");
+    m_log->setPlainText(
+        QString::fromStdString(engine::report::simulationText(*sim, engine::runtime::LogLevel::Info)));
+    statusBar()->showMessage(QString("%1: %2 calls, %3 hazards, peak device reserved %4")
+                                 .arg(QFileInfo(path).fileName())
+                                 .arg(sim->callsSimulated)
+                                 .arg(sim->hazards.size())
+                                 .arg(mib(sim->peakDeviceReserved)));
+}
+
+} // namespace gui

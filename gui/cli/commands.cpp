@@ -1,0 +1,43 @@
+#include "gui/cli/commands.h"
+
+#include <ostream>
+
+namespace gui::cli {
+
+namespace {
+
+const char* kUsage = "usage: aclgraph-inspector [FILE...]            open the window (default: the bundled samples)\n"
+                     "       aclgraph-inspector simulate SCENARIO [--set NAME=VALUE ...] [--json] [--log-level "
+                     "debug|info|warning] [-o FILE]\n"
+                     "       aclgraph-inspector --help | --version\n";
+
+} // namespace
+
+int runSubcommand(int argc, char** argv, std::ostream& out, std::ostream& err)
+{
+    if (argc < 2)
+        return -1;
+    const std::string cmd = argv[1];
+    std::vector<std::string> args(argv + 2, argv + argc);
+    if (cmd == "simulate")
+        return simulateCommand(args, out, err);
+    if (cmd == "--help" || cmd == "-h" || cmd == "help") {
+        out << kUsage;
+        return 0;
+    }
+    if (cmd == "--version") {
+#ifdef ACLGI_VERSION
+        out << "aclgraph-inspector " << ACLGI_VERSION << "\n";
+#else
+        out << "aclgraph-inspector\n";
+#endif
+        return 0;
+    }
+    if (!cmd.empty() && cmd[0] == '-' && cmd.rfind("-platform", 0) != 0 && cmd.rfind("--style", 0) != 0) {
+        err << "aclgraph-inspector: unknown option " << cmd << "\n" << kUsage;
+        return 2;
+    }
+    return -1; // files to open in the window
+}
+
+} // namespace gui::cli

@@ -1,0 +1,16 @@
+#pragma once
+/// The headless subcommands of `aclgraph-inspector`. Each takes its arguments (without the program
+/// and subcommand names) and the streams to write to, and returns the process exit code:
+/// 0 success, 1 bad input (the message names the file and place), 2 bad usage.
+#include <iosfwd>
+#include <string>
+#include <vector>
+
+namespace gui::cli {
+
+int simulateCommand(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
+
+/// Dispatches argv[1] to a subcommand. Returns -1 when argv names no subcommand (open the window).
+int runSubcommand(int argc, char** argv, std::ostream& out, std::ostream& err);
+
+} // namespace gui::cli

@@ -1,0 +1,406 @@
+// The simulated runtime, one behaviour of torchair-behavior.md §2-3 per test.
+#include "simulator_test_util.h"
+
+#include <gmock/gmock.h>
+
+using engine::runtime::CallAction;
+using engine::runtime::HazardKind;
+using simtest::call;
+using simtest::countHazards;
+using simtest::logText;
+using simtest::ordered_json;
+using simtest::run;
+using simtest::scenario;
+using simtest::tinyGraph;
+using testing::HasSubstr;
+using testing::Not;
+
+TEST(PythonHash, MatchesCPythonTupleHash)
+{
+    // Values printed by CPython 3.11: hash((1, 2, 3)), hash(()), hash((0,)), ...
+    EXPECT_EQ(engine::runtime::pythonTupleHash({ 1, 2, 3 }), 529344067295497451LL);
+    EXPECT_EQ(engine::runtime::pythonTupleHash({}), 5740354900026072187LL);
+    EXPECT_EQ(engine::runtime::pythonTupleHash({ 0 }), -8753497827991233192LL);
+    EXPECT_EQ(engine::runtime::pythonTupleHash({ 20615843020800LL, 20615845117952LL }), -6485145620392451605LL);
+    EXPECT_EQ(engine::runtime::pythonTupleHash({ -1 }), 8078679518589016365LL);
+    EXPECT_EQ(engine::runtime::pythonTupleHash({ (1LL << 61) - 1, 1LL << 62 }), 7204814214171964562LL);
+}
+
+TEST(Simulator, FirstCallCapturesThenReplays)
+{
+    auto sim = run(scenario({ { "experimental_config.frozen_parameter", true } }, { tinyGraph() },
+        { call(4), call(4), call(4) }));
+    ASSERT_EQ(sim.calls.size(), 3u);
+    EXPECT_EQ(sim.calls[0].action, CallAction::Capture);
+    EXPECT_EQ(sim.calls[1].action, CallAction::Replay);
+    EXPECT_EQ(sim.calls[2].action, CallAction::Replay);
+    EXPECT_EQ(sim.calls[0].key, "[4]");
+    ASSERT_EQ(sim.graphs.size(), 1u);
+    EXPECT_EQ(sim.graphs[0].name, "graph_1");
+    EXPECT_EQ(sim.graphs[0].captures, 1);
+    EXPECT_EQ(sim.graphs[0].replays, 3); // the capturing call replays too
+    EXPECT_EQ(sim.graphs[0].counters.at("captured_graph_1"), 1);
+    const std::string log = logText(sim);
+    EXPECT_THAT(log, HasSubstr("Success to capture fx_graph graph_1 for graph key{[4]}. Start to run AclGraph{id: 1} "
+                               "with the updated node num {0}."));
+    EXPECT_THAT(log, HasSubstr("Find captured AclGraph{id: 1} of fx_graph graph_1 with graph key {[4]}."));
+    EXPECT_THAT(log, HasSubstr("The current AclGraph no needs to be recaptured for fx_graph graph_1 with graph key {[4]}."));
+}
+
+TEST(Simulator, KeyAppendsParameterAddressHashUnlessFrozen)
+{
+    auto sim = run(scenario(ordered_json::object(), { tinyGraph() }, { call(4) }));
+    ASSERT_EQ(sim.calls.size(), 1u);
+    EXPECT_EQ(sim.calls[0].key.rfind("[4]", 0), 0u);
+    EXPECT_GT(sim.calls[0].key.size(), 3u); // "[4]" + str(hash((w.data_ptr(),)))
+
+    auto frozen = run(scenario({ { "frozen_parameter", true } }, { tinyGraph() }, { call(4) }));
+    ASSERT_EQ(frozen.calls.size(), 1u);
+    EXPECT_EQ(frozen.calls[0].key, "[4]");
+}
+
+TEST(Simulator, StaticGraphWithoutParametersKeysNoUpdatedInput)
+{
+    auto g = tinyGraph("g", false);
+    g["inputs"][0]["kind"] = "user_input"; // no parameter: nothing but the constant key
+    auto sim = run(scenario(ordered_json::object(), { g }, { { { "graph", "g" } } }));
+    ASSERT_EQ(sim.calls.size(), 1u);
+    EXPECT_EQ(sim.calls[0].key, "no_updated_input");
+}
+
+TEST(Simulator, EachBatchSizeIsAKeyOfOneFxGraph)
+{
+    auto sim = run(scenario({ { "frozen_parameter", true } }, { tinyGraph() }, { call(1), call(2), call(1), call(2) }));
+    ASSERT_EQ(sim.graphs.size(), 1u);
+    EXPECT_EQ(sim.graphs[0].allKeys, (std::vector<std::string> { "[1]", "[2]" }));
+    EXPECT_EQ(sim.calls[1].action, CallAction::Capture);
+    EXPECT_EQ(sim.calls[2].action, CallAction::Replay);
+    EXPECT_EQ(sim.graphs[0].counters.at("captured_graph_1"), 2);
+}
+
+TEST(Simulator, SymIntUsedOnlyByUpdatableOpIsNotInKey)
+{
+    auto g = tinyGraph();
+    g["inputs"].push_back({ { "name", "s1" }, { "kind", "symint" }, { "symbol", "s1" } });
+    g["nodes"].push_back({ { "name", "attn" }, { "target", "npu.npu_fused_infer_attention_score.default" },
+        { "args", { "x", "kv", "kv" } }, { "kwargs", { { "actual_seq_lengths", { "s1" } } } },
+        { "meta", { { "shape", { "s0", 4 } }, { "dtype", "f32" } } } });
+    g["outputs"] = { "out", "attn" };
+    auto c0 = call(4);
+    c0["symbols"]["s1"] = 10;
+    auto c1 = call(4);
+    c1["symbols"]["s1"] = 11;
+    auto sim = run(scenario({ { "frozen_parameter", true } }, { g }, { c0, c1 }));
+    ASSERT_EQ(sim.calls.size(), 2u);
+    EXPECT_EQ(sim.calls[0].key, "[4]");
+    EXPECT_EQ(sim.calls[1].action, CallAction::Replay);
+    const std::string log = logText(sim);
+    EXPECT_THAT(log, HasSubstr("with the updated node num {1}."));
+    EXPECT_THAT(log, HasSubstr("Replay AclGraph and update input params successfully."));
+}
+
+TEST(Simulator, MutatedInputAddressChangeRecaptures)
+{
+    ordered_json moved = { { "kv", "kv_b" } };
+    auto sim = run(scenario({ { "frozen_parameter", true } }, { tinyGraph() },
+        { call(4, { { "kv", "kv_a" } }), call(4, { { "kv", "kv_a" } }), call(4, moved) }));
+    ASSERT_EQ(sim.calls.size(), 3u);
+    EXPECT_EQ(sim.calls[1].action, CallAction::Replay);
+    EXPECT_EQ(sim.calls[2].action, CallAction::Recapture);
+    EXPECT_EQ(sim.calls[2].recaptureCause, "mutated_input");
+    EXPECT_EQ(sim.graphs[0].recapturesMutatedInput, 1);
+    EXPECT_EQ(sim.graphs[0].counters.at("recapture_due_to_mutated_input_change_graph_1"), 1);
+    EXPECT_EQ(sim.graphs[0].counters.at("captured_graph_1"), 1); // still one key
+    EXPECT_THAT(logText(sim),
+        HasSubstr("The current AclGraph needs to be recaptured for fx_graph graph_1 with graph key {[4]}."));
+}
+
+TEST(Simulator, UserInputAddressChangeIsCopiedNotRecaptured)
+{
+    auto sim = run(scenario({ { "frozen_parameter", true } }, { tinyGraph() }, { call(4), call(4), call(4) }));
+    for (const auto& c : sim.calls) {
+        EXPECT_NE(c.action, CallAction::Recapture);
+        EXPECT_EQ(c.inputsCopied, 1); // x, into its staging buffer, every call
+        EXPECT_EQ(c.bytesCopied, 4u * 4u * 4u);
+    }
+}
+
+TEST(Simulator, CoreLimitChangeRecaptures)
+{
+    auto c2 = call(4);
+    c2["core_limit"] = { { "cube", 12 }, { "vector", 24 } };
+    auto sim = run(scenario({ { "frozen_parameter", true } }, { tinyGraph() }, { call(4), c2, call(4) }));
+    ASSERT_EQ(sim.calls.size(), 3u);
+    EXPECT_EQ(sim.calls[1].action, CallAction::Recapture);
+    EXPECT_EQ(sim.calls[1].recaptureCause, "core_limit");
+    EXPECT_EQ(sim.calls[2].action, CallAction::Replay); // the limit persists
+    EXPECT_EQ(sim.graphs[0].counters.at("recapture_due_to_global_limit_core_change_graph_1"), 1);
+}
+
+TEST(Simulator, ForceRecaptureIsNpugraphExOnly)
+{
+    auto sim = run(scenario({ { "force_recapture", true }, { "frozen_parameter", true } }, { tinyGraph() },
+        { call(4), call(4), call(4) }));
+    ASSERT_EQ(sim.calls.size(), 3u);
+    EXPECT_EQ(sim.options.backend, engine::config::Backend::NpugraphEx);
+    EXPECT_EQ(sim.calls[1].action, CallAction::Recapture);
+    EXPECT_EQ(sim.calls[1].recaptureCause, "force");
+    EXPECT_EQ(sim.graphs[0].counters.at("recapture_due_to_force_recapture_graph_1"), 2);
+    EXPECT_THAT(logText(sim), HasSubstr("and count of recaptures caused by force_recapture is 2"));
+
+    auto j = scenario({ { "force_recapture", true } }, { tinyGraph() }, { call(4) });
+    j["backend"] = "torchair";
+    auto s = engine::scenario::parseScenario(j.dump(), "t.json");
+    ASSERT_TRUE(s.ok());
+    auto refused = engine::runtime::simulate(s.value());
+    ASSERT_FALSE(refused.ok());
+    EXPECT_THAT(refused.error().message, HasSubstr("Invalid option 'force_recapture', allowed options: ["));
+    EXPECT_THAT(refused.error().context, HasSubstr("t.json"));
+}
+
+TEST(Simulator, CaptureLimitFallsBackToEagerForGood)
+{
+    auto sim = run(scenario({ { "frozen_parameter", true }, { "debug.aclgraph.static_capture_size_limit", 2 } },
+        { tinyGraph() }, { call(1), call(2), call(3), call(1), call(2) }));
+    ASSERT_EQ(sim.calls.size(), 5u);
+    EXPECT_EQ(sim.calls[1].action, CallAction::Capture);
+    EXPECT_EQ(sim.calls[2].action, CallAction::Eager);
+    EXPECT_EQ(sim.calls[3].action, CallAction::Eager); // even a key that was captured before
+    EXPECT_TRUE(sim.graphs[0].fallbackToEager);
+    EXPECT_EQ(sim.graphs[0].fallbackCall, 2);
+    EXPECT_TRUE(sim.graphs[0].counters.empty()); // popped at reset
+    EXPECT_EQ(countHazards(sim, HazardKind::Fallback), 1);
+    EXPECT_THAT(logText(sim),
+        HasSubstr("The static_capture_size_limit reached when capturing fx_graph graph_1 with graph key [3], we will "
+                  "fall back to eager for all subsequent executions."));
+    EXPECT_THAT(logText(sim), HasSubstr("The current static_capture_size_limit is 2. If recapture are expected, "
+                                        "consider increasing debug.aclgraph.static_capture_size_limit"));
+    // After reset and empty_cache the private pool holds nothing.
+    for (const auto& p : sim.calls[4].pools)
+        EXPECT_EQ(p.allocatedSize, 0u);
+}
+
+TEST(Simulator, CaptureLimitOneFallsBackOnFirstRecapture)
+{
+    auto sim = run(scenario({ { "frozen_parameter", true }, { "capture_limit", 1 } }, { tinyGraph() },
+        { call(4, { { "kv", "a" } }), call(4, { { "kv", "b" } }) }));
+    ASSERT_EQ(sim.calls.size(), 2u);
+    EXPECT_EQ(sim.calls[1].action, CallAction::Eager);
+    // capture_limit is accepted by torchair's options= mapper, so this is the torchair backend and wording.
+    EXPECT_THAT(logText(sim), HasSubstr("The static_capture_size_limit reached when capturing fx_graph graph_1"));
+}
+
+TEST(Simulator, ForceEagerNeverCaptures)
+{
+    auto sim = run(scenario({ { "debug.run_eagerly", true } }, { tinyGraph() }, { call(4), call(4) }));
+    ASSERT_EQ(sim.calls.size(), 2u);
+    EXPECT_EQ(sim.calls[0].action, CallAction::Eager);
+    EXPECT_EQ(sim.graphs[0].captures, 0);
+    EXPECT_EQ(sim.graphs[0].eagerCalls, 2);
+    EXPECT_TRUE(sim.calls[1].pools.empty());
+    EXPECT_THAT(logText(sim), HasSubstr("When debug.run_eagerly=True is enabled, the graph FALLS BACK to EAGER execution."));
+}
+
+TEST(Simulator, CloneInputOffCopiesOnlyWhenAddressChangesIntoFirstTensor)
+{
+    ordered_json cfg = { { "debug.aclgraph.clone_input", false }, { "frozen_parameter", true } };
+    auto sim = run(scenario(cfg, { tinyGraph() },
+        { call(4, { { "x", "x_first" } }), call(4, { { "x", "x_first" } }), call(4, { { "x", "x_other" } }) }));
+    ASSERT_EQ(sim.calls.size(), 3u);
+    EXPECT_EQ(sim.calls[0].inputsCopied, 0);
+    EXPECT_EQ(sim.calls[1].inputsCopied, 0); // same pointer: no copy
+    EXPECT_EQ(sim.calls[2].inputsCopied, 1); // into x_first
+    ASSERT_EQ(countHazards(sim, HazardKind::UserInputOverwritten), 1);
+    EXPECT_THAT(sim.hazards[0].message, HasSubstr("x_first"));
+}
+
+TEST(Simulator, CloneInputOffWithFreshTensorsIsNotAHazard)
+{
+    // The first call's tensor is only held by TorchAir: nobody sees it overwritten.
+    auto sim = run(scenario({ { "clone_input", false }, { "frozen_parameter", true } }, { tinyGraph() },
+        { call(4), call(4) }));
+    ASSERT_EQ(sim.calls.size(), 2u);
+    EXPECT_EQ(sim.calls[1].inputsCopied, 1);
+    EXPECT_EQ(countHazards(sim, HazardKind::UserInputOverwritten), 0);
+}
+
+TEST(Simulator, MutatedInputsAndParametersAreNeverCopied)
+{
+    auto sim = run(scenario({ { "frozen_parameter", true } }, { tinyGraph() }, { call(4), call(4) }));
+    ASSERT_FALSE(sim.events.empty());
+    bool sawUpdate = false;
+    for (const auto& e : sim.events) {
+        if (e.kind != engine::runtime::EventKind::InputUpdate)
+            continue;
+        sawUpdate = true;
+        for (const auto& a : e.inputs) {
+            if (a.input == "kv")
+                EXPECT_EQ(a.action, "in_place");
+            if (a.input == "w")
+                EXPECT_EQ(a.action, "parameter");
+            if (a.input == "kv" || a.input == "w")
+                EXPECT_EQ(a.bytes, 0u);
+        }
+    }
+    EXPECT_TRUE(sawUpdate);
+}
+
+TEST(Simulator, FrozenParameterThatMovesReadsStaleWeights)
+{
+    auto sim = run(scenario({ { "frozen_parameter", true } }, { tinyGraph() },
+        { call(4, { { "w", "w_v1" } }), call(4, { { "w", "w_v2" } }) }));
+    ASSERT_EQ(sim.calls.size(), 2u);
+    EXPECT_EQ(sim.calls[1].action, CallAction::Replay);
+    EXPECT_EQ(countHazards(sim, HazardKind::StaleParameter), 1);
+
+    auto unfrozen = run(scenario(ordered_json::object(), { tinyGraph() },
+        { call(4, { { "w", "w_v1" } }), call(4, { { "w", "w_v2" } }) }));
+    ASSERT_EQ(unfrozen.calls.size(), 2u);
+    EXPECT_EQ(unfrozen.calls[1].action, CallAction::Capture); // a new key, not a recapture
+    EXPECT_NE(unfrozen.calls[0].key, unfrozen.calls[1].key);
+    EXPECT_EQ(countHazards(unfrozen, HazardKind::StaleParameter), 0);
+}
+
+TEST(Simulator, HeldOutputOfOneKeyIsOverwrittenByItsNextReplay)
+{
+    auto sim = run(scenario({ { "frozen_parameter", true } }, { tinyGraph() }, { call(4, {}, 1), call(4), call(4) }));
+    ASSERT_EQ(countHazards(sim, HazardKind::OutputOverwritten), 1);
+    EXPECT_EQ(sim.hazards[0].call, 1);
+    EXPECT_EQ(sim.hazards[0].madeAtCall, 0);
+    EXPECT_THAT(sim.hazards[0].message, HasSubstr("(out)"));
+}
+
+TEST(Simulator, CloneOutputRemovesTheOverwriteHazard)
+{
+    auto sim = run(scenario({ { "frozen_parameter", true }, { "debug.aclgraph.enable_output_clone", true } },
+        { tinyGraph() }, { call(4, {}, 1), call(4), call(4) }));
+    EXPECT_EQ(countHazards(sim, HazardKind::OutputOverwritten), 0);
+}
+
+TEST(Simulator, HeldOutputOfAnotherKeyIsStaleAfterRollback)
+{
+    // Key [1]'s output is held while key [2] is captured into the same (rolled back) memory.
+    auto sim = run(scenario({ { "frozen_parameter", true } }, { tinyGraph() }, { call(1, {}, 2), call(2), call(2) }));
+    EXPECT_EQ(countHazards(sim, HazardKind::OutputOverwritten), 1);
+    EXPECT_EQ(countHazards(sim, HazardKind::StaleCheckpoint), 0);
+}
+
+TEST(Simulator, ReuseRebuildsOutputsWithMoreThanOneKey)
+{
+    auto sim = run(scenario({ { "frozen_parameter", true } }, { tinyGraph() }, { call(1), call(2), call(2) }));
+    ASSERT_EQ(sim.calls.size(), 3u);
+    EXPECT_EQ(sim.calls[0].outputsRebuilt, 0); // one key: retained outputs
+    EXPECT_EQ(sim.calls[1].outputsRebuilt, 1);
+    EXPECT_EQ(sim.calls[2].outputsRebuilt, 1);
+    const std::string log = logText(sim);
+    EXPECT_THAT(log, HasSubstr("When mempool reuse is enabled in fx_graph graph_1 for graph key{[1]} and there is "
+                               "only one graph meta captured, all the outputs are retained."));
+    EXPECT_THAT(log, HasSubstr("After setting to original memory state for fx_graph graph_1 with graph key{[2]}."));
+    EXPECT_THAT(log, HasSubstr("After reconstructing fx_graph graph_1 outputs for graph key{[2]}"));
+    int overwrite = 0; // the overwrite warning, once per process
+    for (const auto& w : sim.warnings)
+        if (w.find("Because acl graph fixes memory addresses") == 0) {
+            ++overwrite;
+            EXPECT_THAT(w, HasSubstr("2. Enable debug option by setting debug.aclgraph.enable_output_clone=True."));
+        }
+    EXPECT_EQ(overwrite, 1);
+}
+
+TEST(Simulator, ReuseRollsBackSoKeysShareMemory)
+{
+    // 1 MiB rows: large-pool blocks. With reuse, key [8] is captured over key [4]'s freed memory.
+    const int width = 262144;
+    auto on = run(scenario({ { "frozen_parameter", true } }, { tinyGraph("g", true, width) }, { call(4), call(8) }));
+    auto off = run(scenario({ { "frozen_parameter", true }, { "debug.aclgraph.disable_mempool_reuse_in_same_fx", true } },
+        { tinyGraph("g", true, width) }, { call(4), call(8) }));
+    ASSERT_EQ(on.calls.size(), 2u);
+    ASSERT_EQ(off.calls.size(), 2u);
+    ASSERT_EQ(on.calls[1].pools.size(), 1u);
+    ASSERT_EQ(off.calls[1].pools.size(), 1u);
+    // Reuse on: only key [8]'s rebuilt output is allocated after the call (8 MiB + 32 rounded to 512).
+    EXPECT_EQ(on.calls[1].pools[0].allocatedSize, 8389120u);
+    // Reuse off: key [4]'s retained output stays allocated next to key [8]'s.
+    EXPECT_EQ(off.calls[1].pools[0].allocatedSize, 4194816u + 8389120u);
+    EXPECT_THAT(logText(off), HasSubstr("When config.debug.aclgraph.disable_mempool_reuse_in_same_fx is True, no mempool "
+                                        "reuse in fx_graph graph_1 for graph key{[8]}, all the outputs are retained."));
+}
+
+TEST(Simulator, AfterCaptureMemoryStateLine)
+{
+    // Staging x (512), mm (512, freed after relu), out (512): one 2 MiB small segment.
+    auto sim = run(scenario({ { "frozen_parameter", true } }, { tinyGraph() }, { call(4) }));
+    EXPECT_THAT(logText(sim),
+        HasSubstr("{'pool_id': (0, 2)}, {'block_num': 4}, {'activate_num': 2}, {'total_size': 2097152}, "
+                  "{'allocated_size': 1024})"));
+    ASSERT_EQ(sim.calls.size(), 1u);
+    ASSERT_EQ(sim.calls[0].pools.size(), 1u);
+    // After the call the staging buffer is back in the pool, merged with mm's block.
+    EXPECT_EQ(sim.calls[0].pools[0].blockNum, 3);
+    EXPECT_EQ(sim.calls[0].pools[0].activateNum, 1);
+    EXPECT_EQ(sim.calls[0].pools[0].allocatedSize, 512u);
+}
+
+TEST(Simulator, CustomPoolIsSharedAndDisablesSameFxReuse)
+{
+    auto sim = run(scenario({ { "aclgraph_config.use_custom_pool", { 0, 1 } }, { "frozen_parameter", true } },
+        { tinyGraph("a"), tinyGraph("b") }, { call(4, {}, 0, "a"), call(4, {}, 0, "b"), call(8, {}, 0, "a") }));
+    ASSERT_EQ(sim.pools.size(), 1u);
+    EXPECT_EQ(sim.pools[0].pool.str(), "(0, 1)");
+    EXPECT_TRUE(sim.pools[0].custom);
+    EXPECT_EQ(sim.pools[0].graphs, (std::vector<std::string> { "graph_1", "graph_2" }));
+    EXPECT_FALSE(sim.options.reuseInSameFx);
+    EXPECT_EQ(sim.calls[2].outputsRebuilt, 0);
+}
+
+TEST(Simulator, EachFxGraphGetsItsOwnPool)
+{
+    auto sim = run(scenario({ { "frozen_parameter", true } }, { tinyGraph("a"), tinyGraph("b") },
+        { call(4, {}, 0, "a"), call(4, {}, 0, "b") }));
+    ASSERT_EQ(sim.pools.size(), 2u);
+    EXPECT_EQ(sim.pools[0].pool.str(), "(0, 2)"); // (0, 1) went to the throw-away AclGraph
+    EXPECT_EQ(sim.pools[1].pool.str(), "(0, 4)");
+    EXPECT_EQ(sim.graphs[1].name, "graph_2");
+}
+
+TEST(Simulator, RecaptureStormIsReported)
+{
+    auto sim = run(scenario({ { "frozen_parameter", true } }, { tinyGraph() },
+        { call(4, { { "kv", "a" } }), call(4, { { "kv", "b" } }), call(4, { { "kv", "c" } }),
+            call(4, { { "kv", "d" } }) }));
+    EXPECT_EQ(sim.graphs[0].recapturesMutatedInput, 3);
+    EXPECT_EQ(countHazards(sim, HazardKind::RecaptureStorm), 1);
+}
+
+TEST(Simulator, OutOfMemoryStopsTheRun)
+{
+    auto j = scenario({ { "frozen_parameter", true } }, { tinyGraph("g", true, 262144) }, { call(4), call(8), call(16) });
+    j["device"] = { { "capacity_bytes", 40 << 20 } };
+    auto sim = run(j);
+    EXPECT_TRUE(sim.outOfMemory);
+    EXPECT_LT(sim.callsSimulated, 3 + 1);
+    EXPECT_EQ(countHazards(sim, HazardKind::OutOfMemory), 1);
+    EXPECT_THAT(sim.hazards.back().message, HasSubstr("NPU out of memory"));
+}
+
+TEST(Simulator, InvalidOptionGivesTorchAirsMessageWithFile)
+{
+    auto j = scenario({ { "debug.aclgraph.clone_input", "yes" } }, { tinyGraph() }, { call(4) });
+    auto s = engine::scenario::parseScenario(j.dump(), "bad.json");
+    ASSERT_TRUE(s.ok());
+    auto sim = engine::runtime::simulate(s.value());
+    ASSERT_FALSE(sim.ok());
+    EXPECT_EQ(sim.error().message,
+        "Value 'yes' (type: <class 'str'>) not in optional list [True, False] (type: <class 'bool'>).");
+    EXPECT_THAT(sim.error().context, HasSubstr("bad.json: $.config"));
+}
+
+TEST(Simulator, NpugraphExWordingInLogs)
+{
+    auto sim = run(scenario({ { "capture_limit", 1 }, { "frozen_parameter", true }, { "mode", "npugraph_ex" },
+                                { "reuse_graph_pool_in_same_fx", false } },
+        { tinyGraph() }, { call(4), call(8) }));
+    EXPECT_EQ(sim.options.backend, engine::config::Backend::NpugraphEx);
+    const std::string log = logText(sim);
+    EXPECT_THAT(log, HasSubstr("When config.reuse_graph_pool_in_same_fx is False, no mempool reuse in fx_graph graph_1"));
+    EXPECT_THAT(log, HasSubstr("consider increasing capture_limit to an appropriate value."));
+}
