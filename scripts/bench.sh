@@ -23,3 +23,42 @@ fi
 out=build/bench-results.json
 "$bench" --benchmark_out="$out" --benchmark_out_format=json "$@"
 echo "bench.sh: JSON results in $out"
+
+# Speed is reported as a ratio against a baseline measured in the same run, never asserted: the
+# simulator benchmarks (BM_Decode32_*) against BM_Decode32_Eager_Baseline. items_per_second is
+# simulated calls per second there; with --benchmark_repetitions the iterations runs are averaged.
+python3 - "$out" <<'PY' || echo "bench.sh: could not summarise $out" >&2
+import json
+import sys
+
+BASELINE = "BM_Decode32_Eager_Baseline"
+with open(sys.argv[1]) as f:
+    runs = json.load(f).get("benchmarks", [])
+
+order, rates, errors = [], {}, {}
+for r in runs:
+    name = r.get("run_name", r["name"]).split("/")[0]
+    if not name.startswith("BM_Decode32_") or r.get("run_type", "iteration") != "iteration":
+        continue
+    if name not in order:
+        order.append(name)
+    if r.get("error_occurred"):
+        errors[name] = r.get("error_message", "error")
+    elif "items_per_second" in r:
+        rates.setdefault(name, []).append(r["items_per_second"])
+
+if not order:
+    sys.exit(0)
+mean = {n: sum(v) / len(v) for n, v in rates.items()}
+base = mean.get(BASELINE)
+print()
+print(f"{'benchmark':<32} {'calls/s':>12} {'vs ' + BASELINE:>32}")
+for n in order:
+    if n in errors:
+        print(f"{n:<32} {'error':>12}   {errors[n]}")
+        continue
+    if n not in mean:
+        continue
+    ratio = f"{mean[n] / base:.2f}x" if base else "n/a (baseline not run)"
+    print(f"{n:<32} {mean[n]:>12.0f} {ratio:>32}")
+PY

@@ -8,11 +8,6 @@ namespace engine::runtime::detail {
 
 namespace {
 
-bool isParameterKind(InputKind k)
-{
-    return k == InputKind::Parameter || k == InputKind::Buffer || k == InputKind::StaticAddress;
-}
-
 /// Bytes of a contiguous copy (torch.empty_like(..., memory_format=contiguous)).
 uint64_t contiguousBytes(const TensorMeta& meta, const SymbolValues& syms)
 {
@@ -133,46 +128,70 @@ uint64_t Simulator::dataPtr(int position) const
     return st.address;
 }
 
+const std::vector<uint64_t>& Simulator::storageBytes(RtGraph& g)
+{
+    // Sizes depend only on the symbols that shapes mention; other symbols (a KV length fed to an
+    // updatable op) change every call and must not split the cache.
+    SymbolValues relevant;
+    for (const auto& [name, value] : m_callSpec->symbols)
+        if (g.shapeSymbols.count(name))
+            relevant.emplace(name, value);
+    auto it = g.storageBytes.find(relevant);
+    if (it != g.storageBytes.end())
+        return it->second;
+    const GraphAnalysis& a = g.analysis;
+    std::vector<uint64_t> bytes(a.storages.size(), 0);
+    for (size_t s = 0; s < a.storages.size(); ++s) {
+        const auto& plan = a.storages[s];
+        const Node& node = g.graph->nodes[plan.node];
+        if (size_t(plan.output) >= node.outputs.size() || !node.outputs[plan.output].onDevice())
+            continue;
+        auto b = node.outputs[plan.output].storageBytes(relevant);
+        bytes[s] = b ? b.value() : 0;
+    }
+    return g.storageBytes.emplace(std::move(relevant), std::move(bytes)).first->second;
+}
+
 void Simulator::bindInputs(RtGraph& g)
 {
     const GraphAnalysis& a = g.analysis;
     const Graph& graph = *g.graph;
-    const SymbolValues& syms = m_callSpec->symbols;
+    const std::vector<uint64_t>& planned = storageBytes(g);
     m_args.assign(a.placeholders.size(), -1);
     for (size_t pos = 0; pos < a.placeholders.size(); ++pos) {
-        const Node& node = graph.nodes[a.placeholders[pos]];
-        if (node.inputKind == InputKind::SymInt || node.outputs.empty())
+        const InputInfo& info = g.inputs[pos];
+        if (!info.tensor)
             continue;
-        const TensorMeta& meta = node.outputs[0];
-        auto bytesOr = meta.storageBytes(syms);
-        const uint64_t bytes = bytesOr ? bytesOr.value() : 0;
-        const bool param = isParameterKind(node.inputKind);
-        const bool mutated = a.mutatedUserInputs.count(node.name) > 0;
-        const OwnerKind kind = param ? OwnerKind::Parameter : mutated ? OwnerKind::MutatedInput : OwnerKind::UserInput;
-
+        const int placeholder = a.placeholders[pos];
+        const uint64_t bytes = info.constantBytes ? info.bytes : planned[a.nodeStorages[placeholder][0]];
         scenario::Binding b;
-        auto it = m_callSpec->inputs.find(node.name);
-        if (it != m_callSpec->inputs.end())
-            b = it->second;
+        if (!m_callSpec->inputs.empty()) {
+            auto it = m_callSpec->inputs.find(graph.nodes[placeholder].name);
+            if (it != m_callSpec->inputs.end())
+                b = it->second;
+        }
         if (b.kind == scenario::Binding::Kind::Default) {
-            if (param || mutated) {
-                b.kind = scenario::Binding::Kind::Named;
-                b.name = graph.id + "." + node.name;
-            } else {
+            if (!info.parameter && !info.mutated) {
                 b.kind = scenario::Binding::Kind::New;
+            } else if (g.defaultBound[pos] >= 0) {
+                m_args[pos] = g.defaultBound[pos];
+                continue;
+            } else {
+                b.kind = scenario::Binding::Kind::Named;
+                b.name = info.defaultStorage;
             }
         }
         int s = -1;
         switch (b.kind) {
         case scenario::Binding::Kind::New:
-            s = newStorage({}, 0, bytes, kind, {}, {}, node.name + "@call" + std::to_string(m_call));
+            s = newStorage({}, 0, bytes, info.kind, {}, {}, graph.nodes[placeholder].name + "@call" + std::to_string(m_call));
             addRef(s);
             m_callRefs.push_back(s);
             break;
         case scenario::Binding::Kind::Named: {
             auto named = m_named.find(b.name);
             if (named == m_named.end()) {
-                s = newStorage({}, 0, bytes, kind, {}, {}, b.name);
+                s = newStorage({}, 0, bytes, info.kind, {}, {}, b.name);
                 m_storages[s].named = true;
                 addRef(s); // the caller keeps a named storage for the whole run
                 m_named[b.name] = s;
@@ -181,9 +200,12 @@ void Simulator::bindInputs(RtGraph& g)
                 if (bytes > m_storages[s].bytes)
                     log(LogLevel::Warning,
                         "aclgraph-inspector: storage '" + b.name + "' has " + std::to_string(m_storages[s].bytes)
-                            + " bytes but input " + node.name + " of call " + std::to_string(m_call) + " needs "
-                            + std::to_string(bytes) + "; the simulation keeps the smaller storage.");
+                            + " bytes but input " + graph.nodes[placeholder].name + " of call "
+                            + std::to_string(m_call) + " needs " + std::to_string(bytes)
+                            + "; the simulation keeps the smaller storage.");
             }
+            if (b.name == info.defaultStorage)
+                g.defaultBound[pos] = s;
             break;
         }
         case scenario::Binding::Kind::OutputOf: {
@@ -206,6 +228,16 @@ std::vector<int> Simulator::execute(RtGraph& g, const std::vector<int>& args, me
     const Graph& graph = *g.graph;
     const SymbolValues& syms = m_callSpec->symbols;
     const bool eager = pool.isDefault();
+    const std::vector<uint64_t>& planned = storageBytes(g);
+    std::vector<memory::OwnerId>& owners = g.owners[key];
+    if (owners.empty())
+        owners.assign(graph.nodes.size() * 2, memory::kNoOwner);
+    auto ownerOf = [&](size_t node, OwnerKind kind) {
+        memory::OwnerId& o = owners[node * 2 + (kind == OwnerKind::Workspace ? 1 : 0)];
+        if (o == memory::kNoOwner)
+            o = owner(kind, g.name, key, graph.nodes[node].name);
+        return o;
+    };
     std::vector<uint64_t> addr(a.storages.size(), 0);
     std::vector<int> rt(a.storages.size(), -1);
     for (size_t s = 0; s < a.storages.size(); ++s)
@@ -224,24 +256,20 @@ std::vector<int> Simulator::execute(RtGraph& g, const std::vector<int>& args, me
             const auto& plan = a.storages[s];
             if (plan.node != int(i) || plan.inputPosition >= 0 || rt[s] >= 0 || addr[s])
                 continue;
-            const TensorMeta& meta = node.outputs[plan.output];
-            auto bytesOr = meta.storageBytes(syms);
-            const uint64_t bytes = bytesOr ? bytesOr.value() : 0;
-            if (bytes == 0 || !meta.onDevice())
+            const uint64_t bytes = planned[s];
+            if (bytes == 0)
                 continue;
             if (plan.liveUntil == INT_MAX) {
                 rt[s] = newStorage(pool, stream, bytes, eager ? OwnerKind::EagerTensor : OwnerKind::Output, g.name, key,
                     node.name);
                 addr[s] = m_storages[rt[s]].address;
             } else {
-                addr[s] = allocate(pool, stream, bytes,
-                    owner(eager ? OwnerKind::EagerTensor : OwnerKind::Intermediate, g.name, key, node.name));
+                addr[s] = allocate(pool, stream, bytes, ownerOf(i, eager ? OwnerKind::EagerTensor : OwnerKind::Intermediate));
             }
             written(addr[s]);
         }
         if (auto w = node.workspaceBytes.eval(syms); w && w.value() > 0) {
-            const uint64_t ws
-                = allocate(pool, stream, uint64_t(w.value()), owner(OwnerKind::Workspace, g.name, key, node.name));
+            const uint64_t ws = allocate(pool, stream, uint64_t(w.value()), ownerOf(i, OwnerKind::Workspace));
             written(ws);
             m_alloc.free(ws);
         }

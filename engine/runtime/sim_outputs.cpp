@@ -41,26 +41,29 @@ void Simulator::processInput(RtGraph& g, KeyMeta& meta, CallRecord& rec)
     const config::Options& o = m_sim.options;
     const GraphAnalysis& a = g.analysis;
     const Graph& graph = *g.graph;
-    GraphRecord& grec = m_sim.graphs[g.record];
+    const bool words = logging(); // detail texts only when someone will read them
     beginEvent(EventKind::InputUpdate, &g, meta.key, {});
     std::vector<InputAction> actions;
+    auto userInput = meta.userInputs.begin();
     for (size_t pos = 0; pos < a.placeholders.size(); ++pos) {
-        const Node& node = graph.nodes[a.placeholders[pos]];
-        if (node.inputKind == InputKind::SymInt)
+        const InputInfo& info = g.inputs[pos];
+        if (!info.tensor)
             continue;
+        const Node& node = graph.nodes[a.placeholders[pos]];
         InputAction act;
-        act.input = node.name;
         const uint64_t ptr = dataPtr(int(pos));
         const int s = m_args[pos];
-        const uint64_t bytes = s >= 0 ? m_storages[s].bytes : 0;
-        const auto ui = std::find_if(meta.userInputs.begin(), meta.userInputs.end(),
-            [&](const KeyMeta::UserInput& u) { return u.position == int(pos); });
-        if (std::find(a.parameterInputs.begin(), a.parameterInputs.end(), int(pos)) != a.parameterInputs.end()) {
+        while (userInput != meta.userInputs.end() && userInput->position < int(pos))
+            ++userInput;
+        const bool isUserInput = userInput != meta.userInputs.end() && userInput->position == int(pos);
+        if (info.parameter) {
             act.action = "parameter";
-            act.detail = "used in place at " + hex(ptr);
             const uint64_t was = meta.capturedParameter[int(pos)];
+            if (words)
+                act.detail = "used in place at " + hex(ptr);
             if (o.frozenParameter && was != ptr) {
-                act.detail += "; captured at " + hex(was) + ": the graph still reads the old address";
+                if (words)
+                    act.detail += "; captured at " + hex(was) + ": the graph still reads the old address";
                 if (m_staleParamReported.insert({ g.record, meta.key, int(pos) }).second) {
                     Hazard h;
                     h.kind = HazardKind::StaleParameter;
@@ -74,31 +77,37 @@ void Simulator::processInput(RtGraph& g, KeyMeta& meta, CallRecord& rec)
                     addHazard(h);
                 }
             }
-        } else if (a.mutatedUserInputs.count(node.name)) {
+        } else if (info.mutated) {
             act.action = "in_place";
-            act.detail = "mutated input: used in place at " + hex(ptr) + ", never copied";
-        } else if (a.aliasInputs.count(int(pos))) {
+            if (words)
+                act.detail = "mutated input: used in place at " + hex(ptr) + ", never copied";
+        } else if (info.alias) {
             const uint64_t first = g.userinputRefDataPtr[int(pos)];
             if (first != ptr) {
                 act.action = "copy_into_alias";
-                act.bytes = bytes;
-                act.detail = "aliased by an output; address differs from the first capture's " + hex(first);
+                act.bytes = s >= 0 ? m_storages[s].bytes : 0;
+                if (words)
+                    act.detail = "aliased by an output; address differs from the first capture's " + hex(first);
             } else {
                 act.action = "unchanged";
-                act.detail = "aliased by an output; same address as at the first capture";
+                if (words)
+                    act.detail = "aliased by an output; same address as at the first capture";
             }
-        } else if (ui != meta.userInputs.end()) {
-            if (o.cloneInput && ui->onDevice && ui->stagingAddress) {
+        } else if (isUserInput) {
+            const KeyMeta::UserInput& ui = *userInput;
+            if (o.cloneInput && ui.onDevice && ui.stagingAddress) {
                 act.action = "copy_to_staging";
-                act.bytes = ui->bytes;
-                act.detail = "copied into the staging buffer at " + hex(ui->stagingAddress);
-            } else if (ui->dataPtr != ptr) {
+                act.bytes = ui.bytes;
+                if (words)
+                    act.detail = "copied into the staging buffer at " + hex(ui.stagingAddress);
+            } else if (ui.dataPtr != ptr) {
                 act.action = "copy_into_first_tensor";
-                act.bytes = bytes;
-                const RtStorage& first = m_storages[ui->retainedStorage];
-                act.detail = "address " + hex(ptr) + " differs from the captured " + hex(ui->dataPtr)
-                    + ": copied into the first call's tensor '" + first.label + "'";
-                if (callerSees(ui->retainedStorage) && ui->retainedStorage != s
+                act.bytes = s >= 0 ? m_storages[s].bytes : 0;
+                const RtStorage& first = m_storages[ui.retainedStorage];
+                if (words)
+                    act.detail = "address " + hex(ptr) + " differs from the captured " + hex(ui.dataPtr)
+                        + ": copied into the first call's tensor '" + first.label + "'";
+                if (callerSees(ui.retainedStorage) && ui.retainedStorage != s
                     && m_inputOverwriteReported.insert({ g.record, meta.key, int(pos) }).second) {
                     Hazard h;
                     h.kind = HazardKind::UserInputOverwritten;
@@ -114,7 +123,8 @@ void Simulator::processInput(RtGraph& g, KeyMeta& meta, CallRecord& rec)
                 }
             } else {
                 act.action = "unchanged";
-                act.detail = "same address as captured: no copy";
+                if (words)
+                    act.detail = "same address as captured: no copy";
             }
         } else {
             act.action = "unchanged";
@@ -123,19 +133,21 @@ void Simulator::processInput(RtGraph& g, KeyMeta& meta, CallRecord& rec)
             ++rec.inputsCopied;
             rec.bytesCopied += act.bytes;
         }
-        actions.push_back(std::move(act));
+        if (words) {
+            act.input = node.name;
+            actions.push_back(std::move(act));
+        }
     }
-    if (rec.inputsCopied)
+    if (rec.inputsCopied && words)
         log(LogLevel::Info,
             text::processInputsTook(g.name,
                 double(rec.bytesCopied) / m_scenario.device.copyBytesPerSecond + 2e-6 * rec.inputsCopied));
-    if (logging()) {
+    if (words) {
         Event& e = m_sim.events.back();
         e.summary = "input update: " + std::to_string(rec.inputsCopied) + " copies, "
             + std::to_string(rec.bytesCopied) + " bytes";
         e.inputs = std::move(actions);
     }
-    (void)grec;
     finishEvent();
 }
 
@@ -177,7 +189,8 @@ void Simulator::replay(RtGraph& g, KeyMeta& meta)
             m_updateStreamSwapped = true;
             log(LogLevel::Info, text::updateStream(g.stream, m_nextStream++));
         }
-        log(LogLevel::Info, text::paramsUpdated());
+        if (logging())
+            log(LogLevel::Info, text::paramsUpdated());
     }
     finishEvent();
 }
@@ -197,9 +210,9 @@ std::vector<int> Simulator::reconstructOutputs(RtGraph& g, KeyMeta& meta, CallRe
     std::vector<int> ret;
     std::string how;
     if (!o.reuseInSameFx || g.metas.size() == 1) {
-        if (!o.reuseInSameFx)
+        if (logging() && !o.reuseInSameFx)
             log(LogLevel::Debug, text::retainedNoReuse(o.backend, g.name, meta.key));
-        else
+        else if (logging())
             log(LogLevel::Debug, text::retainedOneKey(g.name, meta.key));
         markStaleRetained(g, meta.retainedOutputs);
         ret = meta.retainedOutputs;
@@ -210,7 +223,8 @@ std::vector<int> Simulator::reconstructOutputs(RtGraph& g, KeyMeta& meta, CallRe
             if (meta.outAddress[k] && !tensorAlive(meta.outputsWeak[k]))
                 allAlive = false;
         if (allAlive) {
-            log(LogLevel::Debug, text::outputsAlive(g.name, meta.key));
+            if (logging())
+                log(LogLevel::Debug, text::outputsAlive(g.name, meta.key));
             ret = meta.outputsWeak;
             how = "outputs still alive: returned as they are";
         } else {

@@ -66,9 +66,28 @@ struct KeyMeta {
     int vector = 0;
 };
 
+/// What the runtime needs to know about each placeholder on every call, worked out once.
+struct InputInfo {
+    bool tensor = false;
+    bool parameter = false; ///< parameter, buffer or static address
+    bool mutated = false; ///< a user input TorchAir treats as mutated
+    bool alias = false; ///< aliased by an output
+    OwnerKind kind = OwnerKind::UserInput;
+    std::string defaultStorage; ///< storage name for a Default binding of a parameter/mutated input
+    bool constantBytes = false;
+    uint64_t bytes = 0; ///< when constantBytes
+};
+
 struct RtGraph {
     const Graph* graph = nullptr;
     GraphAnalysis analysis;
+    std::vector<InputInfo> inputs; ///< per placeholder position
+    std::vector<int> defaultBound; ///< per position: RtStorage of its Default binding, -1 until first use
+    std::set<std::string> shapeSymbols; ///< symbols that any tensor size mentions
+    /// Bytes of every planned storage, per assignment of the shape symbols.
+    std::map<SymbolValues, std::vector<uint64_t>> storageBytes;
+    /// Allocator owner ids per graph key: [node * 2] for results, [node * 2 + 1] for workspaces.
+    std::map<std::string, std::vector<memory::OwnerId>> owners;
     std::string name; ///< graph_<N>
     int record = -1; ///< index into Simulation::graphs
     int aclGraphId = 0;
@@ -81,7 +100,6 @@ struct RtGraph {
     std::set<int> staleStoragesPtr; ///< RtStorage ids
     std::map<int, uint64_t> userinputRefDataPtr;
     std::map<int, int> capturedUserinputRef; ///< position -> RtStorage id (strong)
-    std::map<std::string, int> defaultStorages; ///< placeholder -> RtStorage for Default bindings
     bool stormReported = false;
 
     KeyMeta* find(const std::string& key)

@@ -156,6 +156,31 @@ RtGraph& Simulator::graphFor(const std::string& id)
     auto analysis = analyzeGraph(*g.graph);
     if (analysis)
         g.analysis = std::move(analysis.value());
+    const GraphAnalysis& a = g.analysis;
+    g.inputs.resize(a.placeholders.size());
+    g.defaultBound.assign(a.placeholders.size(), -1);
+    for (size_t pos = 0; pos < a.placeholders.size(); ++pos) {
+        const Node& n = g.graph->nodes[a.placeholders[pos]];
+        InputInfo& info = g.inputs[pos];
+        info.tensor = n.inputKind != InputKind::SymInt && !n.outputs.empty();
+        info.parameter = n.inputKind == InputKind::Parameter || n.inputKind == InputKind::Buffer
+            || n.inputKind == InputKind::StaticAddress;
+        info.mutated = !info.parameter && a.mutatedUserInputs.count(n.name) > 0;
+        info.alias = a.aliasInputs.count(int(pos)) > 0;
+        info.kind = info.parameter ? OwnerKind::Parameter : info.mutated ? OwnerKind::MutatedInput : OwnerKind::UserInput;
+        info.defaultStorage = g.graph->id + "." + n.name;
+        if (info.tensor && !n.outputs[0].isSymbolic()) {
+            auto bytes = n.outputs[0].storageBytes({});
+            info.constantBytes = bytes.ok();
+            info.bytes = bytes.ok() ? bytes.value() : 0;
+        }
+    }
+    for (const Node& n : g.graph->nodes)
+        for (const TensorMeta& m : n.outputs)
+            for (const auto* dims : { &m.shape, &m.stride })
+                for (const SymExpr& d : *dims)
+                    for (const std::string& s : d.symbols())
+                        g.shapeSymbols.insert(s);
     m_graphs.push_back(std::move(g));
     m_graphById[id] = int(m_graphs.size()) - 1;
     return m_graphs.back();
@@ -308,10 +333,12 @@ void Simulator::simulateCall(int c)
         bool capture = meta == nullptr;
         beginEvent(EventKind::KeyLookup, &g, key, "graph key {" + key + "}");
         if (meta) {
-            log(LogLevel::Info, text::findCaptured(g.aclGraphId, g.name, key));
+            if (logging())
+                log(LogLevel::Info, text::findCaptured(g.aclGraphId, g.name, key));
             cause = recaptureCause(g, *meta);
             if (cause.empty()) {
-                log(LogLevel::Debug, text::noNeedsRecapture(g.name, key));
+                if (logging())
+                    log(LogLevel::Debug, text::noNeedsRecapture(g.name, key));
                 if (logging())
                     m_sim.events.back().summary += ": found, replay";
             } else {

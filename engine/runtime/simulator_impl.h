@@ -31,6 +31,8 @@ private:
 
     // sim_exec.cpp
     void bindInputs(RtGraph& g);
+    /// Bytes of every planned storage of `g` for the current call's symbols (cached).
+    const std::vector<uint64_t>& storageBytes(RtGraph& g);
     int newStorage(memory::PoolId pool, int stream, uint64_t bytes, OwnerKind kind, const std::string& graph,
         const std::string& key, const std::string& tensor);
     void addRef(int storage);

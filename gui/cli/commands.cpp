@@ -9,6 +9,8 @@ namespace {
 const char* kUsage = "usage: aclgraph-inspector [FILE...]            open the window (default: the bundled samples)\n"
                      "       aclgraph-inspector simulate SCENARIO [--set NAME=VALUE ...] [--json] [--log-level "
                      "debug|info|warning] [-o FILE]\n"
+                     "       aclgraph-inspector generate decoder [--layers N] [--batches 1,2,4] [--decode-calls N] "
+                     "[--config JSON] [-o FILE]\n"
                      "       aclgraph-inspector --help | --version\n";
 
 } // namespace
@@ -21,6 +23,8 @@ int runSubcommand(int argc, char** argv, std::ostream& out, std::ostream& err)
     std::vector<std::string> args(argv + 2, argv + argc);
     if (cmd == "simulate")
         return simulateCommand(args, out, err);
+    if (cmd == "generate")
+        return generateCommand(args, out, err);
     if (cmd == "--help" || cmd == "-h" || cmd == "help") {
         out << kUsage;
         return 0;

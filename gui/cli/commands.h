@@ -8,6 +8,8 @@
 
 namespace gui::cli {
 
+/// Writes a synthetic LLaMA-like decoder scenario (engine/scenario/decoder_generator.h).
+int generateCommand(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
 int simulateCommand(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
 
 /// Dispatches argv[1] to a subcommand. Returns -1 when argv names no subcommand (open the window).

@@ -1,0 +1,118 @@
+#!/usr/bin/env python3
+"""Writes the bundled sample scenarios (resources/samples/*.json).
+
+Each sample starts from `aclgraph-inspector generate decoder` (a 2-layer LLaMA-like decoder with a
+prompt graph and a decode graph, K/V caches updated in place) and then sets the config and the calls
+that show one behaviour. Run it after changing the generator, then check docs/samples.md still
+holds (tests/cli/check_samples.py does).
+
+usage: scripts/make_samples.py [path/to/aclgraph-inspector]
+"""
+import json
+import pathlib
+import subprocess
+import sys
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+OUT = ROOT / "resources" / "samples"
+EXE = sys.argv[1] if len(sys.argv) > 1 else str(ROOT / "build" / "gui" / "aclgraph-inspector")
+
+
+def decoder(*args):
+    text = subprocess.run([EXE, "generate", "decoder", "--layers", "2", *args], check=True,
+                          capture_output=True, text=True).stdout
+    return json.loads(text)
+
+
+def write(name, scenario, title, comment, config=None):
+    scenario["name"] = title
+    scenario["comment"] = comment
+    scenario["config"] = config or {}
+    ordered = {k: scenario[k] for k in ("format", "version", "name", "comment", "config", "graphs", "calls")}
+    (OUT / name).write_text(json.dumps(ordered, indent=1) + "\n")
+
+
+def main():
+    OUT.mkdir(parents=True, exist_ok=True)
+    frozen = {"experimental_config.frozen_parameter": True}
+
+    s = decoder("--static-decode", "4", "--decode-calls", "6")
+    write("01_prompt_and_decode.json", s, "Prompt and decode, one shape each",
+          "A 2-layer LLaMA-like decoder compiled with dynamic=False: one prompt call (batch 1, 128 tokens) and six "
+          "decode calls (batch 4). Each FX graph is captured once into its own private pool and then only "
+          "replayed; the K/V caches are mutated inputs updated in place (never copied), input_ids and "
+          "slot_mapping are copied into staging buffers on every call (clone_input). Weights are parameters; "
+          "frozen_parameter keeps their addresses out of the graph key.", frozen)
+
+    s = decoder("--batches", "1,2,4,8", "--decode-calls", "12")
+    write("02_dynamic_decode_reuse.json", s, "Dynamic decode over four batch sizes (memory reuse mode 2)",
+          "The decode graph is compiled with dynamic=True, so batch sizes 1, 2, 4 and 8 are four graph keys "
+          "of one FX graph. With the default reuse_graph_pool_in_same_fx (mode 2) every new key is captured "
+          "after rolling the pool back to its empty original state, so the keys share memory: the pool's "
+          "peak is that of the largest key, not the sum. With more than one key, outputs are rebuilt at their "
+          "captured addresses after each replay and TorchAir warns once that they will be overwritten.",
+          frozen)
+
+    s = decoder("--batches", "1,2,4,8", "--decode-calls", "12")
+    write("03_custom_pool_shared.json", s, "One custom pool shared by prompt and decode (mode 1)",
+          "Same calls as 02, with aclgraph_config.use_custom_pool set: both FX graphs capture into pool "
+          "(0, 1). TorchAir then switches same-FX reuse off, so every key keeps its own memory and its "
+          "outputs are retained: the pool grows with every key. Each FX graph captures on its own stream, "
+          "so the prompt graph's cached blocks cannot serve the decode graph either.",
+          dict(frozen, **{"aclgraph_config.use_custom_pool": [0, 1]}))
+
+    s = decoder("--static-decode", "4", "--decode-calls", "8")
+    for i, c in enumerate(s["calls"][1:], start=1):
+        # The serving framework reallocates layer 0's K cache at calls 3, 5 and 7.
+        generation = sum(1 for moved in (3, 5, 7) if i >= moved)
+        c["inputs"] = {"l0_k_cache": "kv_cache.layer0.k" + ("" if generation == 0 else f".realloc{generation}")}
+    write("04_kv_cache_moves.json", s, "The KV cache moves: recapture storm",
+          "Layer 0's K cache is a mutated input. The caller reallocates it three times (calls 3, 5 and 7); "
+          "TorchAir notices the new address in is_need_to_recapture and recaptures the decode graph each "
+          "time (recapture_due_to_mutated_input_change_graph_2). Three recaptures are reported as a "
+          "recapture storm; with a smaller capture limit the graph would fall back to eager.", frozen)
+
+    s = decoder("--static-decode", "4", "--decode-calls", "6")
+    for c in s["calls"][4:]:
+        c["inputs"] = {"l1_wo": "model.layers.1.self_attn.o_proj.weight.reloaded"}
+    write("05_frozen_parameter_moved.json", s, "frozen_parameter on, and a weight moves",
+          "From call 4 on, layer 1's o_proj weight lives at a new address (the model reloaded it). With "
+          "frozen_parameter on, parameter addresses are not part of the graph key, so TorchAir replays the "
+          "graph captured with the old address: it reads stale weights, silently.", frozen)
+
+    s = decoder("--static-decode", "4", "--decode-calls", "6")
+    for c in s["calls"][4:]:
+        c["inputs"] = {"l1_wo": "model.layers.1.self_attn.o_proj.weight.reloaded"}
+    write("06_parameter_moved_not_frozen.json", s, "frozen_parameter off, and a weight moves",
+          "The same calls as 05 with frozen_parameter off (the default). The graph key ends with the hash "
+          "of every parameter address, so the moved weight makes a new key: a fresh capture (not a "
+          "recapture), correct results, and a second copy of the decode graph's memory.", {})
+
+    s = decoder("--static-decode", "4", "--decode-calls", "6")
+    for c in s["calls"][1:]:
+        c["keep_outputs"] = 2
+    write("07_held_outputs_overwritten.json", s, "The caller keeps outputs: overwritten by the next replay",
+          "Each decode call's logits are kept by the caller for the next two calls (e.g. for speculative "
+          "decoding checks). With one key, TorchAir returns the same retained tensors on every call, so the "
+          "next replay overwrites the logits the caller still holds. Setting "
+          "debug.aclgraph.enable_output_clone=True (see sample 08) avoids it.", frozen)
+
+    s = decoder("--static-decode", "4", "--decode-calls", "6")
+    for c in s["calls"][1:]:
+        c["keep_outputs"] = 2
+    write("08_held_outputs_cloned.json", s, "The caller keeps outputs, enable_output_clone on",
+          "The calls of 07 with debug.aclgraph.enable_output_clone=True: every returned tensor is a clone in "
+          "the default pool, so later replays cannot overwrite what the caller holds. The price is one "
+          "device copy of the outputs per call.",
+          dict(frozen, **{"debug.aclgraph.enable_output_clone": True}))
+
+    s = decoder("--batches", "1,2,4", "--decode-calls", "6")
+    write("09_capture_limit_fallback.json", s, "Capture limit reached: fallback to eager",
+          "static_capture_size_limit is 2 and the decode graph sees three batch sizes. The third key "
+          "triggers TorchAir's warning, the captured graphs are reset, the pool is emptied, and every later "
+          "call of the decode graph runs eagerly, even for keys that had been captured.",
+          dict(frozen, **{"debug.aclgraph.static_capture_size_limit": 2}))
+
+
+if __name__ == "__main__":
+    main()
