@@ -75,6 +75,9 @@ struct Node {
     SymExpr symbol; ///< SymInt placeholders: the symbol they carry ("s0")
     SymExpr workspaceBytes; ///< aclnn workspace the op allocates and frees during capture (0 = none)
     std::string provenance; ///< "# File: ..." line or module path, when known
+    /// Placeholders: the storage a call binds when it gives no binding of its own (the scenario's
+    /// "storage": weights and caches shared by several FX graphs). Empty: see scenario::Binding.
+    std::string storage;
     std::vector<int> users; ///< computed by finalize(): nodes whose args mention this node
 };
 

@@ -171,7 +171,7 @@ void Simulator::bindInputs(RtGraph& g)
                 b = it->second;
         }
         if (b.kind == scenario::Binding::Kind::Default) {
-            if (!info.parameter && !info.mutated) {
+            if (info.defaultStorage.empty()) {
                 b.kind = scenario::Binding::Kind::New;
             } else if (g.defaultBound[pos] >= 0) {
                 m_args[pos] = g.defaultBound[pos];

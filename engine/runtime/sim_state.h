@@ -73,7 +73,7 @@ struct InputInfo {
     bool mutated = false; ///< a user input TorchAir treats as mutated
     bool alias = false; ///< aliased by an output
     OwnerKind kind = OwnerKind::UserInput;
-    std::string defaultStorage; ///< storage name for a Default binding of a parameter/mutated input
+    std::string defaultStorage; ///< storage a Default binding names; empty: a new storage each call
     bool constantBytes = false;
     uint64_t bytes = 0; ///< when constantBytes
 };

@@ -168,7 +168,9 @@ RtGraph& Simulator::graphFor(const std::string& id)
         info.mutated = !info.parameter && a.mutatedUserInputs.count(n.name) > 0;
         info.alias = a.aliasInputs.count(int(pos)) > 0;
         info.kind = info.parameter ? OwnerKind::Parameter : info.mutated ? OwnerKind::MutatedInput : OwnerKind::UserInput;
-        info.defaultStorage = g.graph->id + "." + n.name;
+        info.defaultStorage = !n.storage.empty() ? n.storage
+            : info.parameter || info.mutated  ? g.graph->id + "." + n.name
+                                              : std::string();
         if (info.tensor && !n.outputs[0].isSymbolic()) {
             auto bytes = n.outputs[0].storageBytes({});
             info.constantBytes = bytes.ok();

@@ -30,7 +30,8 @@ struct DeviceSpec {
 /// How a call binds one tensor input.
 struct Binding {
     enum class Kind {
-        Default, ///< not given: parameters, buffers, static and mutated inputs keep their storage,
+        Default, ///< not given: the input's "storage" (Node::storage) if it names one; else
+                 ///< parameters, buffers, static and mutated inputs keep "<graph>.<input>",
                  ///< other user inputs get a new one
         New, ///< a fresh storage for this call (the caller drops it after the call)
         Named, ///< the storage called `name`; created on first use, same address afterwards

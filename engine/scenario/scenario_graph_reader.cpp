@@ -31,8 +31,6 @@ public:
     {
     }
 
-    std::map<std::string, std::string>& storages() { return m_storages; }
-
     Graph read(const Json& v)
     {
         const Json& obj = m_r.object(v, m_path);
@@ -120,6 +118,11 @@ private:
             meta.device = m_r.nonEmptyString(*d, JsonReader::key(path, "device"));
         if (const Json* o = JsonReader::find(obj, "storage_offset"))
             meta.storageOffset = m_r.integerAtLeast(*o, JsonReader::key(path, "storage_offset"), 0);
+        // Symbolic layouts are checked for each call's symbol values; constant ones once, here.
+        if (!meta.isSymbolic()) {
+            if (auto bytes = meta.storageBytes({}); !bytes)
+                m_r.fail(ErrorCode::InvalidArgument, path, bytes.error().message);
+        }
         return meta;
     }
 
@@ -153,7 +156,7 @@ private:
                 { "name", "kind", "shape", "stride", "dtype", "device", "storage_offset", "storage", "provenance" });
             n.outputs.push_back(readTensor(obj, path));
             if (const Json* st = JsonReader::find(obj, "storage"))
-                m_storages[n.name] = m_r.nonEmptyString(*st, JsonReader::key(path, "storage"));
+                n.storage = m_r.nonEmptyString(*st, JsonReader::key(path, "storage"));
         }
         if (const Json* p = JsonReader::find(obj, "provenance"))
             n.provenance = m_r.string(*p, JsonReader::key(path, "provenance"));
@@ -306,13 +309,12 @@ private:
     std::map<std::string, std::string> m_paths; ///< name -> JSON path where it is defined
     std::set<std::string> m_defined;
     std::set<std::string> m_later;
-    std::map<std::string, std::string> m_storages; ///< input name -> its "storage"
     std::string m_current;
 };
 
 } // namespace
 
-std::vector<Graph> readGraphs(const JsonReader& r, const Json& graphs, const std::string& path, StorageNames& storages)
+std::vector<Graph> readGraphs(const JsonReader& r, const Json& graphs, const std::string& path)
 {
     std::vector<Graph> out;
     std::map<std::string, std::string> ids;
@@ -324,7 +326,6 @@ std::vector<Graph> readGraphs(const JsonReader& r, const Json& graphs, const std
         if (!fresh)
             r.fail(ErrorCode::InvalidArgument, JsonReader::key(graphPath, "id"),
                 "graph id '" + g.id + "' is already used by " + it->second);
-        storages[g.id] = std::move(reader.storages());
         out.push_back(std::move(g));
     }
     return out;

@@ -139,6 +139,65 @@ SymExpr JsonReader::size(const Json& v, const std::string& path, bool dynamic) c
     return e.value();
 }
 
+// "64GiB", "1.5 GB", "4096": KB/MB/GB/TB are decimal, KiB/MiB/GiB/TiB binary.
+uint64_t byteSize(const JsonReader& r, const Json& v, const std::string& path)
+{
+    if (v.is_number_integer())
+        return uint64_t(r.integerAtLeast(v, path, 1));
+    std::string text = r.string(v, path);
+    size_t i = 0;
+    unsigned __int128 digits = 0;
+    int fraction = -1;
+    int count = 0;
+    for (; i < text.size() && (std::isdigit(static_cast<unsigned char>(text[i])) || text[i] == '.'); ++i) {
+        if (text[i] == '.') {
+            if (fraction >= 0)
+                break;
+            fraction = 0;
+            continue;
+        }
+        if (++count > 20)
+            r.fail(ErrorCode::InvalidArgument, path, "size '" + text + "' has too many digits");
+        digits = digits * 10 + unsigned(text[i] - '0');
+        if (fraction >= 0)
+            ++fraction;
+    }
+    std::string unit;
+    for (; i < text.size(); ++i) {
+        if (!std::isspace(static_cast<unsigned char>(text[i])))
+            unit += char(std::tolower(static_cast<unsigned char>(text[i])));
+    }
+    static const std::pair<const char*, uint64_t> units[] = {
+        { "", 1 },
+        { "b", 1 },
+        { "kb", 1000ull },
+        { "mb", 1000000ull },
+        { "gb", 1000000000ull },
+        { "tb", 1000000000000ull },
+        { "kib", 1ull << 10 },
+        { "mib", 1ull << 20 },
+        { "gib", 1ull << 30 },
+        { "tib", 1ull << 40 },
+    };
+    const uint64_t* scale = nullptr;
+    for (const auto& [name, value] : units) {
+        if (unit == name)
+            scale = &value;
+    }
+    if (count == 0 || !scale)
+        r.fail(ErrorCode::InvalidArgument, path,
+            "expected a size such as \"64GiB\" (units B, KB, MB, GB, TB, KiB, MiB, GiB, TiB), got '" + text + "'");
+    unsigned __int128 bytes = digits * *scale;
+    for (int k = 0; k < std::max(fraction, 0); ++k) {
+        if (bytes % 10 != 0)
+            r.fail(ErrorCode::InvalidArgument, path, "size '" + text + "' is not a whole number of bytes");
+        bytes /= 10;
+    }
+    if (bytes == 0 || bytes > UINT64_MAX)
+        r.fail(ErrorCode::InvalidArgument, path, "size '" + text + "' is out of range");
+    return uint64_t(bytes);
+}
+
 } // namespace detail
 
 } // namespace engine::scenario

@@ -50,19 +50,21 @@ public:
     int64_t integerAtLeast(const Json& v, const std::string& path, int64_t min) const;
     double number(const Json& v, const std::string& path) const;
     /// A size: a non-negative integer or a size expression string ("s0*2"). Symbols are refused
-    /// unless `dynamic`, with the message the spec asks for.
+    /// unless `dynamic` ("symbolic size 's0' in a graph compiled with dynamic=False").
     SymExpr size(const Json& v, const std::string& path, bool dynamic) const;
 
 private:
     std::string m_file;
 };
 
+/// A byte count: an integer or a size string ("64GiB", "1.5 GB"; KB/MB/GB/TB decimal, KiB/MiB/GiB/TiB binary).
+uint64_t byteSize(const JsonReader& r, const Json& v, const std::string& path);
+
 /// Graph id -> placeholder name -> the storage name its "storage" key gives (the default binding
 /// of that input in every call of the graph).
-using StorageNames = std::map<std::string, std::map<std::string, std::string>>;
 
 /// Reads `$.graphs` (already known to be an array). Graph ids are unique; each graph is finalized.
-std::vector<Graph> readGraphs(const JsonReader& r, const Json& graphs, const std::string& path, StorageNames& storages);
+std::vector<Graph> readGraphs(const JsonReader& r, const Json& graphs, const std::string& path);
 
 /// Every symbol a graph's shapes, strides, SymInt inputs and workspaces mention, sorted.
 std::vector<std::string> graphSymbols(const Graph& g);

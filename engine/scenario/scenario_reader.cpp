@@ -186,65 +186,6 @@ bool isPoolOption(const std::string& name)
     return last == "use_custom_pool" || last == "use_graph_pool";
 }
 
-// "64GiB", "1.5 GB", "4096": KB/MB/GB/TB are decimal, KiB/MiB/GiB/TiB binary.
-uint64_t byteSize(const JsonReader& r, const Json& v, const std::string& path)
-{
-    if (v.is_number_integer())
-        return uint64_t(r.integerAtLeast(v, path, 1));
-    std::string text = r.string(v, path);
-    size_t i = 0;
-    unsigned __int128 digits = 0;
-    int fraction = -1;
-    int count = 0;
-    for (; i < text.size() && (std::isdigit(static_cast<unsigned char>(text[i])) || text[i] == '.'); ++i) {
-        if (text[i] == '.') {
-            if (fraction >= 0)
-                break;
-            fraction = 0;
-            continue;
-        }
-        if (++count > 20)
-            r.fail(ErrorCode::InvalidArgument, path, "size '" + text + "' has too many digits");
-        digits = digits * 10 + unsigned(text[i] - '0');
-        if (fraction >= 0)
-            ++fraction;
-    }
-    std::string unit;
-    for (; i < text.size(); ++i) {
-        if (!std::isspace(static_cast<unsigned char>(text[i])))
-            unit += char(std::tolower(static_cast<unsigned char>(text[i])));
-    }
-    static const std::pair<const char*, uint64_t> units[] = {
-        { "", 1 },
-        { "b", 1 },
-        { "kb", 1000ull },
-        { "mb", 1000000ull },
-        { "gb", 1000000000ull },
-        { "tb", 1000000000000ull },
-        { "kib", 1ull << 10 },
-        { "mib", 1ull << 20 },
-        { "gib", 1ull << 30 },
-        { "tib", 1ull << 40 },
-    };
-    const uint64_t* scale = nullptr;
-    for (const auto& [name, value] : units) {
-        if (unit == name)
-            scale = &value;
-    }
-    if (count == 0 || !scale)
-        r.fail(ErrorCode::InvalidArgument, path,
-            "expected a size such as \"64GiB\" (units B, KB, MB, GB, TB, KiB, MiB, GiB, TiB), got '" + text + "'");
-    unsigned __int128 bytes = digits * *scale;
-    for (int k = 0; k < std::max(fraction, 0); ++k) {
-        if (bytes % 10 != 0)
-            r.fail(ErrorCode::InvalidArgument, path, "size '" + text + "' is not a whole number of bytes");
-        bytes /= 10;
-    }
-    if (bytes == 0 || bytes > UINT64_MAX)
-        r.fail(ErrorCode::InvalidArgument, path, "size '" + text + "' is out of range");
-    return uint64_t(bytes);
-}
-
 class ScenarioReader {
 public:
     explicit ScenarioReader(const std::string& path)
@@ -293,7 +234,7 @@ public:
         if (const Json* v = JsonReader::find(obj, "device"))
             s.device = readDevice(*v, "$.device");
         s.graphs
-            = detail::readGraphs(m_r, m_r.array(m_r.required(obj, "$", "graphs"), "$.graphs"), "$.graphs", m_storages);
+            = detail::readGraphs(m_r, m_r.array(m_r.required(obj, "$", "graphs"), "$.graphs"), "$.graphs");
         if (const Json* v = JsonReader::find(obj, "calls")) {
             const Json& calls = m_r.array(*v, "$.calls");
             for (size_t i = 0; i < calls.size(); ++i)
@@ -348,7 +289,7 @@ private:
         if (bytes)
             return uint64_t(m_r.integerAtLeast(*bytes, JsonReader::key(path, bytesKey), 1));
         if (text)
-            return byteSize(m_r, *text, JsonReader::key(path, textKey));
+            return detail::byteSize(m_r, *text, JsonReader::key(path, textKey));
         return dflt;
     }
 
@@ -399,24 +340,59 @@ private:
         return b;
     }
 
-    // Symbol values must make every size of the graph computable, so the simulator never meets
-    // an evaluation error halfway through a run.
-    void checkSymbols(const Graph& g, const Call& c, const std::string& path)
+    // What the calls of one graph are checked against, computed once per graph: a scenario may
+    // have thousands of calls of a graph with thousands of nodes, most sharing a few shapes.
+    struct GraphChecks {
+        std::vector<std::string> symbols; ///< sorted
+        /// One node per distinct symbolic tensor layout / workspace / SymInt expression.
+        std::vector<std::pair<const Node*, const TensorMeta*>> metas;
+        std::vector<std::pair<const Node*, const SymExpr*>> exprs;
+    };
+
+    const GraphChecks& checksFor(const Graph& g)
     {
+        auto it = m_checks.find(g.id);
+        if (it != m_checks.end())
+            return it->second;
+        GraphChecks& c = m_checks[g.id];
+        c.symbols = detail::graphSymbols(g);
+        std::set<std::string> seen;
+        auto exprKey = [](const SymExpr& e) { return e.text() + ","; };
         for (const Node& n : g.nodes) {
-            auto fail = [&](const Error& e) {
-                m_r.fail(ErrorCode::InvalidArgument, path, "'" + n.name + "' in graph '" + g.id + "': " + e.message);
-            };
             for (const TensorMeta& t : n.outputs) {
-                if (auto bytes = t.storageBytes(c.symbols); !bytes)
-                    fail(bytes.error());
+                std::string key = "t" + dtypeShortName(t.dtype) + std::to_string(t.storageOffset) + "[";
+                for (const SymExpr& e : t.shape)
+                    key += exprKey(e);
+                key += "][";
+                for (const SymExpr& e : t.stride)
+                    key += exprKey(e);
+                if (t.isSymbolic() ? seen.insert(key).second : false)
+                    c.metas.emplace_back(&n, &t);
             }
-            if (auto v = n.workspaceBytes.eval(c.symbols); !v)
-                fail(v.error());
-            else if (v.value() < 0)
-                fail(makeError(ErrorCode::InvalidArgument, "workspace_bytes is negative"));
-            if (auto v = n.symbol.eval(c.symbols); !v)
-                fail(v.error());
+            for (const SymExpr* e : { &n.workspaceBytes, &n.symbol }) {
+                if (!e->constantValue() && seen.insert("e" + e->text()).second)
+                    c.exprs.emplace_back(&n, e);
+            }
+        }
+        return c;
+    }
+
+    // Symbol values must make every size of the graph computable, so the simulator never meets
+    // an evaluation error halfway through a run. Constant sizes were checked when the graph was read.
+    void checkSymbols(const Graph& g, const GraphChecks& checks, const Call& c, const std::string& path)
+    {
+        auto fail = [&](const Node& n, const Error& e) {
+            m_r.fail(ErrorCode::InvalidArgument, path, "'" + n.name + "' in graph '" + g.id + "': " + e.message);
+        };
+        for (const auto& [node, meta] : checks.metas) {
+            if (auto bytes = meta->storageBytes(c.symbols); !bytes)
+                fail(*node, bytes.error());
+        }
+        for (const auto& [node, expr] : checks.exprs) {
+            if (auto v = expr->eval(c.symbols); !v)
+                fail(*node, v.error());
+            else if (v.value() < 0 && expr == &node->workspaceBytes)
+                fail(*node, makeError(ErrorCode::InvalidArgument, "workspace_bytes is negative"));
         }
     }
 
@@ -438,7 +414,8 @@ private:
                     + ")");
         }
 
-        std::vector<std::string> needed = detail::graphSymbols(*g);
+        const GraphChecks& checks = checksFor(*g);
+        const std::vector<std::string>& needed = checks.symbols;
         std::string symbolsPath = JsonReader::key(path, "symbols");
         const Json* symbols = JsonReader::find(obj, "symbols");
         if (symbols) {
@@ -460,7 +437,7 @@ private:
                 m_r.fail(ErrorCode::InvalidArgument, symbols ? symbolsPath : path,
                     "no value for symbol '" + name + "', which graph '" + c.graph + "' uses");
         }
-        checkSymbols(*g, c, symbols ? symbolsPath : path);
+        checkSymbols(*g, checks, c, symbols ? symbolsPath : path);
 
         size_t firstIndex = s.calls.size();
         if (const Json* inputs = JsonReader::find(obj, "inputs")) {
@@ -476,11 +453,6 @@ private:
                         "'" + name + "' is a symint input; give its symbol's value in \"symbols\"");
                 c.inputs[name] = readBinding(s, value, inputPath, firstIndex);
             }
-        }
-        // An input's "storage" is its binding wherever a call does not give one.
-        for (const auto& [input, storage] : m_storages[c.graph]) {
-            if (!c.inputs.count(input))
-                c.inputs[input] = Binding { Binding::Kind::Named, storage, -1, 0 };
         }
         if (const Json* keep = JsonReader::find(obj, "keep_outputs")) {
             std::string keepPath = JsonReader::key(path, "keep_outputs");
@@ -503,8 +475,9 @@ private:
                 "too many calls: a scenario may expand to at most " + std::to_string(kMaxCalls) + " calls");
         if (const Json* note = JsonReader::find(obj, "note"))
             c.note = m_r.string(*note, JsonReader::key(path, "note"));
-        for (int64_t k = 0; k < repeat; ++k)
+        for (int64_t k = 1; k < repeat; ++k)
             s.calls.push_back(c);
+        s.calls.push_back(std::move(c));
     }
 
     CoreLimit readCoreLimit(const DeviceSpec& device, const Json& v, const std::string& path)
@@ -529,7 +502,7 @@ private:
     }
 
     JsonReader m_r;
-    detail::StorageNames m_storages;
+    std::map<std::string, GraphChecks> m_checks; ///< by graph id
 };
 
 } // namespace

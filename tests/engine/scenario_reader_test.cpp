@@ -462,6 +462,8 @@ TEST(ScenarioReader, InputErrors)
             "invalid size expression 's0 +* 2': unexpected '*' at position 5" });
     expectError([](Json& j) { j["graphs"][0]["inputs"][0]["stride"] = { 1 }; },
         { ErrorCode::InvalidArgument, in + "[0].stride", "stride has 1 entries but shape has 2" });
+    expectError([](Json& j) { j["graphs"][0]["inputs"][0]["shape"][0] = 9223372036854775807ll; },
+        { ErrorCode::InvalidArgument, in + "[0]", "tensor storage size does not fit in 64 bits" });
     expectError([](Json& j) { j["graphs"][0]["inputs"][0]["storage_offset"] = -1; },
         { ErrorCode::InvalidArgument, in + "[0].storage_offset", "expected an integer >= 0, got -1" });
     expectError([](Json& j) { j["graphs"][0]["inputs"][0]["device"] = ""; },
@@ -521,12 +523,12 @@ TEST(ScenarioReader, InputStorageIsTheDefaultBinding)
     j["calls"][2]["inputs"]["w"] = "other";
     auto r = parseJson(j);
     ASSERT_TRUE(r.ok()) << r.error().toString();
-    EXPECT_EQ(r->calls[0].inputs.at("w").kind, Binding::Kind::Named);
-    EXPECT_EQ(r->calls[0].inputs.at("w").name, "model.w");
-    EXPECT_EQ(r->calls[0].inputs.count("x"), 0u);
-    EXPECT_EQ(r->calls[1].inputs.at("y").name, "shared");
-    EXPECT_EQ(r->calls[2].inputs.at("y").name, "shared");
-    EXPECT_EQ(r->calls[3].inputs.at("w").name, "other"); // the call's own binding wins
+    // The default lives on the placeholder; calls carry only the bindings they give.
+    EXPECT_EQ(r->graphs[0].nodes[size_t(r->graphs[0].find("w"))].storage, "model.w");
+    EXPECT_EQ(r->graphs[1].nodes[size_t(r->graphs[1].find("y"))].storage, "shared");
+    EXPECT_EQ(r->graphs[0].nodes[size_t(r->graphs[0].find("x"))].storage, "");
+    EXPECT_EQ(r->calls[0].inputs.count("w"), 0u);
+    EXPECT_EQ(r->calls[3].inputs.at("w").name, "other"); // a call's own binding
     EXPECT_EQ(r->calls[3].inputs.at("x").kind, Binding::Kind::New);
 
     expectError([](Json& j) { j["graphs"][0]["inputs"][0]["storage"] = ""; },
@@ -750,7 +752,6 @@ TEST(ScenarioReader, ReadsGeneratedDecoders)
         EXPECT_EQ(decode->dynamic, dynamic);
         auto mutated = decode->mutatedInputs();
         EXPECT_NE(std::find(mutated.begin(), mutated.end(), "l0_k_cache"), mutated.end());
-        EXPECT_EQ(r->calls[1].inputs.at("l0_k_cache").kind, Binding::Kind::Named);
-        EXPECT_EQ(r->calls[1].inputs.at("l0_k_cache").name, r->calls[0].inputs.at("l0_k_cache").name);
+        EXPECT_EQ(decode->nodes[size_t(decode->find("l0_k_cache"))].storage, "kv_cache.layer0.k");
     }
 }

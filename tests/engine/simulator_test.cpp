@@ -234,12 +234,15 @@ TEST(Simulator, MutatedInputsAndParametersAreNeverCopied)
             continue;
         sawUpdate = true;
         for (const auto& a : e.inputs) {
-            if (a.input == "kv")
+            if (a.input == "kv") {
                 EXPECT_EQ(a.action, "in_place");
-            if (a.input == "w")
+            }
+            if (a.input == "w") {
                 EXPECT_EQ(a.action, "parameter");
-            if (a.input == "kv" || a.input == "w")
+            }
+            if (a.input == "kv" || a.input == "w") {
                 EXPECT_EQ(a.bytes, 0u);
+            }
         }
     }
     EXPECT_TRUE(sawUpdate);
