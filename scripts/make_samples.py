@@ -19,7 +19,11 @@ EXE = sys.argv[1] if len(sys.argv) > 1 else str(ROOT / "build" / "gui" / "aclgra
 
 
 def decoder(*args):
-    text = subprocess.run([EXE, "generate", "decoder", "--layers", "2", *args], check=True,
+    # Two layers keep the files readable; a 32k vocabulary and batches up to 64 make the logits big
+    # enough (up to 8 MiB) that memory reuse between keys is visible.
+    size = ["--layers", "2", "--hidden", "1024", "--intermediate", "2816", "--vocab", "32000",
+            "--max-batch", "64", "--max-seq", "256"]
+    text = subprocess.run([EXE, "generate", "decoder", *size, *args], check=True,
                           capture_output=True, text=True).stdout
     return json.loads(text)
 
@@ -36,24 +40,24 @@ def main():
     OUT.mkdir(parents=True, exist_ok=True)
     frozen = {"experimental_config.frozen_parameter": True}
 
-    s = decoder("--static-decode", "4", "--decode-calls", "6")
+    s = decoder("--static-decode", "16", "--decode-calls", "6")
     write("01_prompt_and_decode.json", s, "Prompt and decode, one shape each",
           "A 2-layer LLaMA-like decoder compiled with dynamic=False: one prompt call (batch 1, 128 tokens) and six "
-          "decode calls (batch 4). Each FX graph is captured once into its own private pool and then only "
+          "decode calls (batch 16). Each FX graph is captured once into its own private pool and then only "
           "replayed; the K/V caches are mutated inputs updated in place (never copied), input_ids and "
           "slot_mapping are copied into staging buffers on every call (clone_input). Weights are parameters; "
           "frozen_parameter keeps their addresses out of the graph key.", frozen)
 
-    s = decoder("--batches", "1,2,4,8", "--decode-calls", "12")
+    s = decoder("--batches", "8,16,32,64", "--decode-calls", "12")
     write("02_dynamic_decode_reuse.json", s, "Dynamic decode over four batch sizes (memory reuse mode 2)",
-          "The decode graph is compiled with dynamic=True, so batch sizes 1, 2, 4 and 8 are four graph keys "
+          "The decode graph is compiled with dynamic=True, so batch sizes 8, 16, 32 and 64 are four graph keys "
           "of one FX graph. With the default reuse_graph_pool_in_same_fx (mode 2) every new key is captured "
           "after rolling the pool back to its empty original state, so the keys share memory: the pool's "
           "peak is that of the largest key, not the sum. With more than one key, outputs are rebuilt at their "
           "captured addresses after each replay and TorchAir warns once that they will be overwritten.",
           frozen)
 
-    s = decoder("--batches", "1,2,4,8", "--decode-calls", "12")
+    s = decoder("--batches", "8,16,32,64", "--decode-calls", "12")
     write("03_custom_pool_shared.json", s, "One custom pool shared by prompt and decode (mode 1)",
           "Same calls as 02, with aclgraph_config.use_custom_pool set: both FX graphs capture into pool "
           "(0, 1). TorchAir then switches same-FX reuse off, so every key keeps its own memory and its "
@@ -61,7 +65,7 @@ def main():
           "so the prompt graph's cached blocks cannot serve the decode graph either.",
           dict(frozen, **{"aclgraph_config.use_custom_pool": [0, 1]}))
 
-    s = decoder("--static-decode", "4", "--decode-calls", "8")
+    s = decoder("--static-decode", "16", "--decode-calls", "8")
     for i, c in enumerate(s["calls"][1:], start=1):
         # The serving framework reallocates layer 0's K cache at calls 3, 5 and 7.
         generation = sum(1 for moved in (3, 5, 7) if i >= moved)
@@ -72,7 +76,7 @@ def main():
           "time (recapture_due_to_mutated_input_change_graph_2). Three recaptures are reported as a "
           "recapture storm; with a smaller capture limit the graph would fall back to eager.", frozen)
 
-    s = decoder("--static-decode", "4", "--decode-calls", "6")
+    s = decoder("--static-decode", "16", "--decode-calls", "6")
     for c in s["calls"][4:]:
         c["inputs"] = {"l1_wo": "model.layers.1.self_attn.o_proj.weight.reloaded"}
     write("05_frozen_parameter_moved.json", s, "frozen_parameter on, and a weight moves",
@@ -80,7 +84,7 @@ def main():
           "frozen_parameter on, parameter addresses are not part of the graph key, so TorchAir replays the "
           "graph captured with the old address: it reads stale weights, silently.", frozen)
 
-    s = decoder("--static-decode", "4", "--decode-calls", "6")
+    s = decoder("--static-decode", "16", "--decode-calls", "6")
     for c in s["calls"][4:]:
         c["inputs"] = {"l1_wo": "model.layers.1.self_attn.o_proj.weight.reloaded"}
     write("06_parameter_moved_not_frozen.json", s, "frozen_parameter off, and a weight moves",
@@ -88,7 +92,7 @@ def main():
           "of every parameter address, so the moved weight makes a new key: a fresh capture (not a "
           "recapture), correct results, and a second copy of the decode graph's memory.", {})
 
-    s = decoder("--static-decode", "4", "--decode-calls", "6")
+    s = decoder("--static-decode", "16", "--decode-calls", "6")
     for c in s["calls"][1:]:
         c["keep_outputs"] = 2
     write("07_held_outputs_overwritten.json", s, "The caller keeps outputs: overwritten by the next replay",
@@ -97,7 +101,7 @@ def main():
           "next replay overwrites the logits the caller still holds. Setting "
           "debug.aclgraph.enable_output_clone=True (see sample 08) avoids it.", frozen)
 
-    s = decoder("--static-decode", "4", "--decode-calls", "6")
+    s = decoder("--static-decode", "16", "--decode-calls", "6")
     for c in s["calls"][1:]:
         c["keep_outputs"] = 2
     write("08_held_outputs_cloned.json", s, "The caller keeps outputs, enable_output_clone on",
@@ -106,7 +110,7 @@ def main():
           "device copy of the outputs per call.",
           dict(frozen, **{"debug.aclgraph.enable_output_clone": True}))
 
-    s = decoder("--batches", "1,2,4", "--decode-calls", "6")
+    s = decoder("--batches", "8,16,32", "--decode-calls", "6")
     write("09_capture_limit_fallback.json", s, "Capture limit reached: fallback to eager",
           "static_capture_size_limit is 2 and the decode graph sees three batch sizes. The third key "
           "triggers TorchAir's warning, the captured graphs are reset, the pool is emptied, and every later "
