@@ -5,10 +5,26 @@
 
 #include <QApplication>
 #include <QDir>
+#include <QTimer>
 #include <iostream>
+#include <string>
+#include <vector>
 
 int main(int argc, char** argv)
 {
+    // `--screenshot FILE` (used for docs/screenshots): save the window once the first result is
+    // shown, then quit.
+    QString screenshot;
+    std::vector<char*> args(argv, argv + argc);
+    for (size_t i = 1; i + 1 < args.size(); ++i)
+        if (std::string(args[i]) == "--screenshot") {
+            screenshot = QString::fromLocal8Bit(args[i + 1]);
+            args.erase(args.begin() + long(i), args.begin() + long(i) + 2);
+            break;
+        }
+    argc = int(args.size());
+    args.push_back(nullptr);
+    argv = args.data();
     const int rc = gui::cli::runSubcommand(argc, argv, std::cout, std::cerr);
     if (rc >= 0)
         return rc;
@@ -24,6 +40,15 @@ int main(int argc, char** argv)
             files << samples.filePath(f);
     }
     gui::MainWindow window(files);
+    if (!screenshot.isEmpty())
+        QObject::connect(&window, &gui::MainWindow::resultShown, &window, [&window, screenshot] {
+            QTimer::singleShot(300, &window, [&window, screenshot] {
+                const bool saved = window.grab().save(screenshot);
+                if (!saved)
+                    std::cerr << "error: cannot write " << screenshot.toStdString() << "\n";
+                QApplication::exit(saved ? 0 : 1);
+            });
+        });
     window.show();
     return app.exec();
 }

@@ -99,6 +99,7 @@ void MainWindow::openScenario(const QString& path)
             showError(o.error);
         else
             showSimulation(path, o.sim);
+        emit resultShown();
     });
     watcher->setFuture(QtConcurrent::run([path]() -> Outcome {
         auto scenario = engine::scenario::readScenarioFile(path.toStdString());

@@ -26,6 +26,10 @@ public:
     /// Simulates `path` off the UI thread and shows the result when it arrives.
     void openScenario(const QString& path);
 
+signals:
+    /// A simulation (or its error) is on screen.
+    void resultShown();
+
 private:
     void showSimulation(const QString& path, std::shared_ptr<const engine::runtime::Simulation> sim);
     void showError(const QString& message);
