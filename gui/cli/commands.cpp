@@ -1,5 +1,6 @@
 #include "gui/cli/commands.h"
 
+#include <fstream>
 #include <ostream>
 
 namespace gui::cli {
@@ -14,6 +15,20 @@ const char* kUsage = "usage: aclgraph-inspector [FILE...]            open the wi
                      "       aclgraph-inspector --help | --version\n";
 
 } // namespace
+
+int writeResult(const std::string& text, const std::string& outPath, std::ostream& out, std::ostream& err)
+{
+    if (outPath.empty()) {
+        out << text;
+        return 0;
+    }
+    std::ofstream f(outPath, std::ios::binary);
+    if (!(f << text)) {
+        err << "error: " << outPath << ": cannot write\n";
+        return 1;
+    }
+    return 0;
+}
 
 int runSubcommand(int argc, char** argv, std::ostream& out, std::ostream& err)
 {

@@ -12,6 +12,10 @@ namespace gui::cli {
 int generateCommand(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
 int simulateCommand(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
 
+/// Writes a command's result to `out`, or to the file `outPath` when it is not empty; returns the
+/// exit code (1 when the file cannot be written, with a message on `err`).
+int writeResult(const std::string& text, const std::string& outPath, std::ostream& out, std::ostream& err);
+
 /// Dispatches argv[1] to a subcommand. Returns -1 when argv names no subcommand (open the window).
 int runSubcommand(int argc, char** argv, std::ostream& out, std::ostream& err);
 

@@ -2,7 +2,6 @@
 #include "gui/cli/commands.h"
 
 #include <cstdlib>
-#include <fstream>
 #include <ostream>
 
 namespace gui::cli {
@@ -104,16 +103,7 @@ int generateCommand(const std::vector<std::string>& args, std::ostream& out, std
         err << "generate: --config is not a JSON object: " << e.what() << "\n";
         return 2;
     }
-    if (outPath.empty()) {
-        out << text;
-        return 0;
-    }
-    std::ofstream f(outPath, std::ios::binary);
-    if (!(f << text)) {
-        err << "error: " << outPath << ": cannot write\n";
-        return 1;
-    }
-    return 0;
+    return writeResult(text, outPath, out, err);
 }
 
 } // namespace gui::cli

@@ -3,7 +3,6 @@
 #include "engine/scenario/scenario.h"
 #include "gui/cli/commands.h"
 
-#include <fstream>
 #include <ostream>
 
 namespace gui::cli {
@@ -87,16 +86,7 @@ int simulateCommand(const std::vector<std::string>& args, std::ostream& out, std
     }
     const std::string text
         = json ? engine::report::simulationJson(sim.value()) + "\n" : engine::report::simulationText(sim.value(), level);
-    if (outPath.empty()) {
-        out << text;
-    } else {
-        std::ofstream f(outPath, std::ios::binary);
-        if (!(f << text)) {
-            err << "error: " << outPath << ": cannot write\n";
-            return 1;
-        }
-    }
-    return 0;
+    return writeResult(text, outPath, out, err);
 }
 
 } // namespace gui::cli

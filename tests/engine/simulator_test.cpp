@@ -3,6 +3,8 @@
 
 #include <gmock/gmock.h>
 
+#include <set>
+
 using engine::runtime::CallAction;
 using engine::runtime::HazardKind;
 using simtest::call;
@@ -406,4 +408,59 @@ TEST(Simulator, NpugraphExWordingInLogs)
     const std::string log = logText(sim);
     EXPECT_THAT(log, HasSubstr("When config.reuse_graph_pool_in_same_fx is False, no mempool reuse in fx_graph graph_1"));
     EXPECT_THAT(log, HasSubstr("consider increasing capture_limit to an appropriate value."));
+}
+
+TEST(Simulator, CudaProfileHasNoPad)
+{
+    // 1 MiB rows, batch 4: the retained output is exactly 4 MiB on CUDA, 4 MiB + 512 on the NPU.
+    auto j = scenario({ { "frozen_parameter", true } }, { tinyGraph("g", true, 262144) }, { call(4) });
+    j["device"] = { { "profile", "cuda" } };
+    auto cuda = run(j);
+    auto npu = run(scenario({ { "frozen_parameter", true } }, { tinyGraph("g", true, 262144) }, { call(4) }));
+    ASSERT_EQ(cuda.calls.size(), 1u);
+    ASSERT_EQ(npu.calls.size(), 1u);
+    EXPECT_EQ(cuda.calls[0].pools.at(0).allocatedSize, 4194304u);
+    EXPECT_EQ(npu.calls[0].pools.at(0).allocatedSize, 4194816u);
+}
+
+TEST(Simulator, EventsCarryMemoryWithOwnersWhenAsked)
+{
+    engine::runtime::SimulationOptions o;
+    o.recordMemory = true;
+    auto sim = run(scenario({ { "frozen_parameter", true } }, { tinyGraph() }, { call(4), call(4) }), o);
+    const engine::runtime::Event* capture = nullptr;
+    for (const auto& e : sim.events)
+        if (e.kind == engine::runtime::EventKind::Capture)
+            capture = &e;
+    ASSERT_NE(capture, nullptr);
+    std::set<std::string> kinds;
+    for (const auto& pool : capture->memory)
+        for (const auto& seg : pool.segments)
+            for (const auto& b : seg.blocks)
+                if (b.allocated && b.owner >= 0) {
+                    ASSERT_LT(size_t(b.owner), sim.owners.size());
+                    kinds.insert(engine::runtime::ownerKindName(sim.owners[size_t(b.owner)].kind));
+                }
+    // After the capture event: the staging copy of x is released, the retained output stays; the
+    // default pool holds the weight and the KV cache.
+    EXPECT_TRUE(kinds.count("output"));
+    EXPECT_TRUE(kinds.count("parameter"));
+    EXPECT_TRUE(kinds.count("mutated_input"));
+    EXPECT_FALSE(kinds.count("staging"));
+    EXPECT_GT(capture->deviceReserved, 0u);
+    // Without the option no snapshot is kept.
+    auto lean = run(scenario({ { "frozen_parameter", true } }, { tinyGraph() }, { call(4) }));
+    for (const auto& e : lean.events)
+        EXPECT_TRUE(e.memory.empty());
+}
+
+TEST(Simulator, OutputOfBindingKeepsTheTensorAlive)
+{
+    // Call 1 feeds call 0's output back as x (like a decode loop feeding the last token). The
+    // caller did not ask to keep it, but binding it keeps it alive until call 1.
+    ordered_json c1 = call(4, { { "x", { { "output_of", 0 }, { "index", 0 } } } });
+    auto sim = run(scenario({ { "frozen_parameter", true }, { "clone_input", false } }, { tinyGraph() },
+        { call(4), c1 }));
+    ASSERT_EQ(sim.calls.size(), 2u);
+    EXPECT_EQ(sim.calls[1].inputsCopied, 1); // a different address than the captured x: copied into x
 }
