@@ -42,7 +42,7 @@ MainWindow::MainWindow(const QStringList& files, QWidget* parent)
     }
     m_calls = new QTableWidget(0, 8);
     m_calls->setHorizontalHeaderLabels(
-        { "call", "graph", "key", "action", "inputs copied", "bytes copied", "pool reserved", "device reserved" });
+        { "call", "graph", "key", "action", "inputs copied", "bytes copied", "pools reserved", "device reserved" });
     m_calls->horizontalHeader()->setStretchLastSection(true);
     m_calls->verticalHeader()->hide();
     m_calls->setEditTriggers(QAbstractItemView::NoEditTriggers);
