@@ -11,7 +11,8 @@ std::string formatLogLine(const runtime::LogLine& line, config::Backend backend,
 {
     if (!line.category.empty())
         return line.category + ": " + line.text;
-    std::string s = std::string("[") + runtime::logLevelName(line.level) + "] " + (backend == config::Backend::NpugraphEx ? "NPUGRAPH_EX" : "TORCHAIR");
+    std::string s = std::string("[") + runtime::logLevelName(line.level) + "] "
+        + (backend == config::Backend::NpugraphEx ? "NPUGRAPH_EX" : "TORCHAIR");
     if (call >= 0)
         s += " call " + std::to_string(call);
     return s + ": " + line.text;
@@ -91,7 +92,8 @@ std::string simulationJson(const runtime::Simulation& sim, int indent)
         { "effective",
             { { o.optionName("frozen_parameter"), o.frozenParameter },
                 { o.backend == config::Backend::NpugraphEx ? "use_graph_pool" : "aclgraph_config.use_custom_pool",
-                    o.customPool ? ordered_json::array({ o.customPool->first, o.customPool->second }) : ordered_json() },
+                    o.customPool ? ordered_json::array({ o.customPool->first, o.customPool->second })
+                                 : ordered_json() },
                 { o.optionName("reuse_graph_pool_in_same_fx"),
                     o.backend == config::Backend::NpugraphEx ? o.reuseInSameFx : !o.reuseInSameFx },
                 { o.optionName("clone_input"), o.cloneInput }, { o.optionName("clone_output"), o.cloneOutput },

@@ -19,8 +19,8 @@ struct UpdatableOp {
 const std::vector<UpdatableOp>& updatableOps()
 {
     static const std::vector<UpdatableOp> ops = {
-        { "npu_fused_infer_attention_score", { "actual_seq_lengths", "actual_seq_lengths_kv", "actual_shared_prefix_len" },
-            {} },
+        { "npu_fused_infer_attention_score",
+            { "actual_seq_lengths", "actual_seq_lengths_kv", "actual_shared_prefix_len" }, {} },
         { "npu_fused_infer_attention_score_v2", { "actual_seq_qlen", "actual_seq_kvlen" }, {} },
         { "_npu_paged_attention", { "context_lens" }, { 7 } },
         { "_npu_paged_attention_splitfuse", {}, { 4, 6 } },
@@ -83,7 +83,10 @@ bool updatableParamsMentionSym(const Graph& graph, const Node& user, const Updat
     return false;
 }
 
-bool isTensorPlaceholder(const Node& n) { return n.op == NodeOp::Placeholder && n.inputKind != InputKind::SymInt; }
+bool isTensorPlaceholder(const Node& n)
+{
+    return n.op == NodeOp::Placeholder && n.inputKind != InputKind::SymInt;
+}
 
 void computeKeyEntries(const Graph& graph, GraphAnalysis& a)
 {

@@ -35,7 +35,8 @@ void mergeRanges(std::vector<std::pair<uint64_t, uint64_t>>& ranges)
 
 } // namespace
 
-memory::OwnerId Simulator::owner(OwnerKind kind, const std::string& graph, const std::string& key, const std::string& tensor)
+memory::OwnerId Simulator::owner(
+    OwnerKind kind, const std::string& graph, const std::string& key, const std::string& tensor)
 {
     auto cacheKey = std::make_tuple(int(kind), graph, key, tensor);
     auto it = m_ownerCache.find(cacheKey);
@@ -184,7 +185,8 @@ void Simulator::bindInputs(RtGraph& g)
         int s = -1;
         switch (b.kind) {
         case scenario::Binding::Kind::New:
-            s = newStorage({}, 0, bytes, info.kind, {}, {}, graph.nodes[placeholder].name + "@call" + std::to_string(m_call));
+            s = newStorage(
+                {}, 0, bytes, info.kind, {}, {}, graph.nodes[placeholder].name + "@call" + std::to_string(m_call));
             addRef(s);
             m_callRefs.push_back(s);
             break;
@@ -200,9 +202,8 @@ void Simulator::bindInputs(RtGraph& g)
                 if (bytes > m_storages[s].bytes)
                     log(LogLevel::Warning,
                         "aclgraph-inspector: storage '" + b.name + "' has " + std::to_string(m_storages[s].bytes)
-                            + " bytes but input " + graph.nodes[placeholder].name + " of call "
-                            + std::to_string(m_call) + " needs " + std::to_string(bytes)
-                            + "; the simulation keeps the smaller storage.");
+                            + " bytes but input " + graph.nodes[placeholder].name + " of call " + std::to_string(m_call)
+                            + " needs " + std::to_string(bytes) + "; the simulation keeps the smaller storage.");
             }
             if (b.name == info.defaultStorage)
                 g.defaultBound[pos] = s;
@@ -260,11 +261,12 @@ std::vector<int> Simulator::execute(RtGraph& g, const std::vector<int>& args, me
             if (bytes == 0)
                 continue;
             if (plan.liveUntil == INT_MAX) {
-                rt[s] = newStorage(pool, stream, bytes, eager ? OwnerKind::EagerTensor : OwnerKind::Output, g.name, key,
-                    node.name);
+                rt[s] = newStorage(
+                    pool, stream, bytes, eager ? OwnerKind::EagerTensor : OwnerKind::Output, g.name, key, node.name);
                 addr[s] = m_storages[rt[s]].address;
             } else {
-                addr[s] = allocate(pool, stream, bytes, ownerOf(i, eager ? OwnerKind::EagerTensor : OwnerKind::Intermediate));
+                addr[s] = allocate(
+                    pool, stream, bytes, ownerOf(i, eager ? OwnerKind::EagerTensor : OwnerKind::Intermediate));
             }
             written(addr[s]);
         }
@@ -393,15 +395,11 @@ void Simulator::restorePool(RtGraph& g, const memory::PoolCheckpoint& state, con
         // Every allocated block of the pool was freed: a live storage's memory now belongs to the pool.
         st.stale = true;
         if (!st.freed && !declared.count(it->second)) {
-            Hazard h;
-            h.kind = HazardKind::StaleCheckpoint;
-            h.call = m_call;
-            h.graph = g.name;
-            h.concerns = st.label;
-            h.message = "tensor '" + st.label + "' is alive but was not passed as stale to _npu_setCheckpointPoolState; "
-                        "the allocator would fail with \"Any stale tensors which are being manually freed must be "
-                        "passed to set checkpoint\".";
-            addHazard(h);
+            addHazard(HazardKind::StaleCheckpoint, g.name, std::string(), st.label,
+                "tensor '" + st.label
+                    + "' is alive but was not passed as stale to _npu_setCheckpointPoolState; "
+                      "the allocator would fail with \"Any stale tensors which are being manually freed must be "
+                      "passed to set checkpoint\".");
         }
         it = m_poolStorageAt.erase(it);
     }

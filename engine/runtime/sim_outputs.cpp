@@ -32,8 +32,8 @@ bool Simulator::callerSees(int storage) const
         return false;
     if (m_storages[storage].named)
         return true;
-    return std::any_of(m_holds.begin(), m_holds.end(),
-        [&](const Hold& h) { return m_tensors[h.tensor].storage == storage; });
+    return std::any_of(
+        m_holds.begin(), m_holds.end(), [&](const Hold& h) { return m_tensors[h.tensor].storage == storage; });
 }
 
 void Simulator::processInput(RtGraph& g, KeyMeta& meta, CallRecord& rec)
@@ -65,16 +65,10 @@ void Simulator::processInput(RtGraph& g, KeyMeta& meta, CallRecord& rec)
                 if (words)
                     act.detail += "; captured at " + hex(was) + ": the graph still reads the old address";
                 if (m_staleParamReported.insert({ g.record, meta.key, int(pos) }).second) {
-                    Hazard h;
-                    h.kind = HazardKind::StaleParameter;
-                    h.call = m_call;
-                    h.graph = g.name;
-                    h.key = meta.key;
-                    h.concerns = node.name;
-                    h.message = "parameter " + node.name + " moved from " + hex(was) + " to " + hex(ptr) + " but "
-                        + o.optionName("frozen_parameter") + " is on: the key ignores parameter addresses, so "
-                        + g.name + " replays with the old address and reads stale weights.";
-                    addHazard(h);
+                    addHazard(HazardKind::StaleParameter, g.name, meta.key, node.name,
+                        "parameter " + node.name + " moved from " + hex(was) + " to " + hex(ptr) + " but "
+                            + o.optionName("frozen_parameter") + " is on: the key ignores parameter addresses, so "
+                            + g.name + " replays with the old address and reads stale weights.");
                 }
             }
         } else if (info.mutated) {
@@ -109,17 +103,11 @@ void Simulator::processInput(RtGraph& g, KeyMeta& meta, CallRecord& rec)
                         + ": copied into the first call's tensor '" + first.label + "'";
                 if (callerSees(ui.retainedStorage) && ui.retainedStorage != s
                     && m_inputOverwriteReported.insert({ g.record, meta.key, int(pos) }).second) {
-                    Hazard h;
-                    h.kind = HazardKind::UserInputOverwritten;
-                    h.call = m_call;
-                    h.graph = g.name;
-                    h.key = meta.key;
-                    h.concerns = first.label;
-                    h.message = "with " + o.optionName("clone_input") + " off, call " + std::to_string(m_call)
-                        + " copies input " + node.name + " into '" + first.label + "', the tensor captured at call "
-                        + std::to_string(meta.captureCall) + ", which the caller still uses: its contents are "
-                        + "overwritten (and at every later call whose input moves).";
-                    addHazard(h);
+                    addHazard(HazardKind::UserInputOverwritten, g.name, meta.key, first.label,
+                        "with " + o.optionName("clone_input") + " off, call " + std::to_string(m_call)
+                            + " copies input " + node.name + " into '" + first.label + "', the tensor captured at call "
+                            + std::to_string(meta.captureCall) + ", which the caller still uses: its contents are "
+                            + "overwritten (and at every later call whose input moves).");
                 }
             } else {
                 act.action = "unchanged";
@@ -140,12 +128,12 @@ void Simulator::processInput(RtGraph& g, KeyMeta& meta, CallRecord& rec)
     }
     if (rec.inputsCopied && words)
         log(LogLevel::Info,
-            text::processInputsTook(g.name,
-                double(rec.bytesCopied) / m_scenario.device.copyBytesPerSecond + 2e-6 * rec.inputsCopied));
+            text::processInputsTook(
+                g.name, double(rec.bytesCopied) / m_scenario.device.copyBytesPerSecond + 2e-6 * rec.inputsCopied));
     if (words) {
         Event& e = m_sim.events.back();
-        e.summary = "input update: " + std::to_string(rec.inputsCopied) + " copies, "
-            + std::to_string(rec.bytesCopied) + " bytes";
+        e.summary = "input update: " + std::to_string(rec.inputsCopied) + " copies, " + std::to_string(rec.bytesCopied)
+            + " bytes";
         e.inputs = std::move(actions);
     }
     finishEvent();
@@ -166,23 +154,17 @@ void Simulator::replay(RtGraph& g, KeyMeta& meta)
         if (!m_overwriteReported.insert({ h.tensor, h.returnedAt }).second)
             continue;
         const RtGraph& from = m_graphs[size_t(t.graph) < m_graphs.size() ? t.graph : 0];
-        Hazard hz;
-        hz.kind = HazardKind::OutputOverwritten;
-        hz.call = m_call;
-        hz.graph = g.name;
-        hz.key = meta.key;
-        hz.madeAtCall = h.returnedAt;
         const std::string outName = t.graph >= 0 && size_t(t.output) < from.analysis.outputNames.size()
             ? from.analysis.outputNames[t.output]
             : std::string("?");
-        hz.concerns = "output " + std::to_string(t.output) + " (" + outName + ") of call " + std::to_string(h.returnedAt);
-        hz.message = "output " + std::to_string(t.output) + " (" + outName + ") returned by call "
-            + std::to_string(h.returnedAt) + " (" + m_sim.graphs[t.graph].name + " key {" + t.key + "}, at "
-            + hex(st.address) + ") is still held by the caller and is overwritten by call " + std::to_string(m_call)
-            + "'s replay of " + g.name + " key {" + meta.key + "}. Clone it before the next call, or set "
-            + o.optionName("clone_output") + "=True.";
-        const int idx = addHazard(hz);
-        (void)idx;
+        addHazard(HazardKind::OutputOverwritten, g.name, meta.key,
+            "output " + std::to_string(t.output) + " (" + outName + ") of call " + std::to_string(h.returnedAt),
+            "output " + std::to_string(t.output) + " (" + outName + ") returned by call " + std::to_string(h.returnedAt)
+                + " (" + m_sim.graphs[t.graph].name + " key {" + t.key + "}, at " + hex(st.address)
+                + ") is still held by the caller and is overwritten by call " + std::to_string(m_call) + "'s replay of "
+                + g.name + " key {" + meta.key + "}. Clone it before the next call, or set "
+                + o.optionName("clone_output") + "=True.",
+            h.returnedAt);
     }
     if (g.analysis.updatedNodeCount > 0) {
         if (!m_updateStreamSwapped) {
@@ -299,8 +281,8 @@ std::vector<int> Simulator::reconstructOutputs(RtGraph& g, KeyMeta& meta, CallRe
             if (ret[k] < 0 || meta.outAliasInput[k] >= 0)
                 continue;
             const RtStorage& src = m_storages[m_tensors[ret[k]].storage];
-            const int s = newStorage({}, 0, src.bytes, OwnerKind::Output, g.name, meta.key,
-                g.analysis.outputNames[k] + " (clone)");
+            const int s = newStorage(
+                {}, 0, src.bytes, OwnerKind::Output, g.name, meta.key, g.analysis.outputNames[k] + " (clone)");
             ret[k] = newTensor(s, g.record, meta.key, int(k));
             ++cloned;
         }

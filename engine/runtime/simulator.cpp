@@ -7,46 +7,6 @@
 
 namespace engine::runtime {
 
-const char* logLevelName(LogLevel l)
-{
-    switch (l) {
-    case LogLevel::Debug:
-        return "DEBUG";
-    case LogLevel::Info:
-        return "INFO";
-    case LogLevel::Warning:
-        return "WARNING";
-    }
-    return "?";
-}
-
-const char* eventKindName(EventKind k)
-{
-    static const char* names[] = { "compile", "key_lookup", "rollback", "capture", "input_update", "replay", "outputs",
-        "eager", "fallback", "hazard", "out_of_memory" };
-    return names[int(k)];
-}
-
-const char* ownerKindName(OwnerKind k)
-{
-    static const char* names[]
-        = { "parameter", "mutated_input", "user_input", "staging", "intermediate", "workspace", "output", "eager" };
-    return names[int(k)];
-}
-
-const char* hazardKindName(HazardKind k)
-{
-    static const char* names[] = { "output_overwritten", "user_input_overwritten", "stale_parameter",
-        "stale_checkpoint", "recapture_storm", "fallback", "out_of_memory" };
-    return names[int(k)];
-}
-
-const char* callActionName(CallAction a)
-{
-    static const char* names[] = { "capture", "recapture", "replay", "eager" };
-    return names[int(a)];
-}
-
 int64_t pythonTupleHash(const std::vector<int64_t>& items)
 {
     // CPython >= 3.8 tuplehash (xxHash64 lanes) over int hashes; int hash is the value modulo
@@ -117,14 +77,9 @@ Simulation Simulator::run()
         } catch (const OutOfMemory& oom) {
             m_sim.outOfMemory = true;
             const RtGraph* g = m_callSpec ? &graphFor(m_callSpec->graph) : nullptr;
-            Hazard h;
-            h.kind = HazardKind::OutOfMemory;
-            h.call = c;
-            h.graph = g ? g->name : "";
-            h.concerns = "device memory";
-            h.message = std::string(oom.what());
-            const int idx = addHazard(h);
-            beginEvent(EventKind::OutOfMemory, g, {}, h.message);
+            const int idx
+                = addHazard(HazardKind::OutOfMemory, g ? g->name : std::string(), {}, "device memory", oom.what());
+            beginEvent(EventKind::OutOfMemory, g, {}, oom.what());
             if (!m_sim.events.empty())
                 m_sim.events.back().hazard = idx;
             finishEvent();
@@ -167,10 +122,12 @@ RtGraph& Simulator::graphFor(const std::string& id)
             || n.inputKind == InputKind::StaticAddress;
         info.mutated = !info.parameter && a.mutatedUserInputs.count(n.name) > 0;
         info.alias = a.aliasInputs.count(int(pos)) > 0;
-        info.kind = info.parameter ? OwnerKind::Parameter : info.mutated ? OwnerKind::MutatedInput : OwnerKind::UserInput;
+        info.kind = info.parameter ? OwnerKind::Parameter
+            : info.mutated         ? OwnerKind::MutatedInput
+                                   : OwnerKind::UserInput;
         info.defaultStorage = !n.storage.empty() ? n.storage
-            : info.parameter || info.mutated  ? g.graph->id + "." + n.name
-                                              : std::string();
+            : info.parameter || info.mutated     ? g.graph->id + "." + n.name
+                                                 : std::string();
         if (info.tensor && !n.outputs[0].isSymbolic()) {
             auto bytes = n.outputs[0].storageBytes({});
             info.constantBytes = bytes.ok();
@@ -460,19 +417,12 @@ bool Simulator::captureKey(RtGraph& g, const std::string& key, const std::string
         const int recaptures = grec.recapturesMutatedInput + grec.recapturesCoreLimit + grec.recapturesForce;
         if (recaptures >= 3 && !g.stormReported) {
             g.stormReported = true;
-            Hazard h;
-            h.kind = HazardKind::RecaptureStorm;
-            h.call = m_call;
-            h.graph = g.name;
-            h.key = key;
-            h.concerns = cause;
-            h.message = g.name + " has been recaptured " + std::to_string(recaptures) + " times by call "
-                + std::to_string(m_call) + " (mutated input moved: " + std::to_string(grec.recapturesMutatedInput)
-                + ", core limit changed: " + std::to_string(grec.recapturesCoreLimit)
-                + ", force_recapture: " + std::to_string(grec.recapturesForce)
-                + "). Each recapture costs a capture and counts against " + o.optionName("capture_limit")
-                + "; keep mutated inputs such as the KV cache at one address.";
-            addHazard(h);
+            addHazard(HazardKind::RecaptureStorm, g.name, key, cause,
+                g.name + " has been recaptured " + std::to_string(recaptures) + " times by call "
+                    + std::to_string(m_call) + " (mutated input moved: " + std::to_string(grec.recapturesMutatedInput)
+                    + ", core limit changed: " + std::to_string(grec.recapturesCoreLimit) + ", force_recapture: "
+                    + std::to_string(grec.recapturesForce) + "). Each recapture costs a capture and counts against "
+                    + o.optionName("capture_limit") + "; keep mutated inputs such as the KV cache at one address.");
         }
     }
     if (g.tempGraphAlive) {
@@ -531,131 +481,13 @@ void Simulator::fallBack(RtGraph& g, const std::string& key)
     m_alloc.emptyCache();
     if (logging())
         log(LogLevel::Info, text::resetAfter(g.name, g.pool, memState()));
-    Hazard h;
-    h.kind = HazardKind::Fallback;
-    h.call = m_call;
-    h.graph = g.name;
-    h.key = key;
-    h.concerns = o.optionName("capture_limit");
-    h.message = g.name + " reached " + o.optionName("capture_limit") + "=" + std::to_string(o.captureLimit)
-        + " at call " + std::to_string(m_call) + " (graph key {" + key
-        + "}) and runs eagerly for every later call: no more replays.";
-    const int idx = addHazard(h);
+    const int idx = addHazard(HazardKind::Fallback, g.name, key, o.optionName("capture_limit"),
+        g.name + " reached " + o.optionName("capture_limit") + "=" + std::to_string(o.captureLimit) + " at call "
+            + std::to_string(m_call) + " (graph key {" + key
+            + "}) and runs eagerly for every later call: no more replays.");
     if (logging())
         m_sim.events.back().hazard = idx;
     finishEvent();
-}
-
-void Simulator::recordCall(CallRecord& rec)
-{
-    for (const memory::PoolId& pool : m_alloc.pools()) {
-        if (pool.isDefault())
-            continue;
-        PoolCallState ps;
-        ps.pool = pool;
-        for (const auto& seg : m_alloc.segments(pool)) {
-            PoolCallState::Segment s { seg.stream, seg.blockNum(), seg.activeNum(), seg.totalSize, seg.allocatedSize };
-            ps.blockNum += s.blockNum;
-            ps.activateNum += s.activateNum;
-            ps.totalSize += s.totalSize;
-            ps.allocatedSize += s.allocatedSize;
-            ps.segments.push_back(s);
-        }
-        rec.pools.push_back(std::move(ps));
-        updatePeaks(pool);
-    }
-    rec.deviceReserved = m_alloc.reservedBytes();
-    rec.deviceAllocated = m_alloc.allocatedBytes();
-    rec.eventCount = int(m_sim.events.size()) - rec.firstEvent;
-    m_sim.calls.push_back(std::move(rec));
-}
-
-void Simulator::beginEvent(EventKind kind, const RtGraph* g, const std::string& key, std::string summary)
-{
-    if (!logging())
-        return;
-    Event e;
-    e.index = int(m_sim.events.size());
-    e.call = m_call;
-    e.kind = kind;
-    e.graph = g ? g->name : std::string();
-    e.key = key;
-    e.summary = std::move(summary);
-    m_sim.events.push_back(std::move(e));
-    m_eventOpen = true;
-}
-
-void Simulator::logConfigWarning(const std::string& entry)
-{
-    const auto colon = entry.find(": ");
-    const std::string category = colon == std::string::npos ? std::string() : entry.substr(0, colon);
-    const std::string text = colon == std::string::npos ? entry : entry.substr(colon + 2);
-    if (category == "WARNING" || category.empty())
-        log(LogLevel::Warning, text);
-    else
-        log(LogLevel::Warning, text, category);
-}
-
-void Simulator::log(LogLevel level, const std::string& line, const std::string& category)
-{
-    if (!category.empty()) {
-        // Python shows a UserWarning once per process (default warning filter).
-        if (!m_warnedOnce.insert(line).second)
-            return;
-        m_sim.warnings.push_back(line);
-    } else if (level == LogLevel::Warning) {
-        m_sim.warnings.push_back(line);
-    }
-    if (!logging())
-        return;
-    LogLine l { level, line, category };
-    m_sim.log.push_back(l);
-    if (!m_sim.events.empty())
-        m_sim.events.back().log.push_back(std::move(l));
-}
-
-std::string Simulator::memState() const { return text::memState(m_alloc); }
-
-void Simulator::finishEvent()
-{
-    if (!logging() || m_sim.events.empty())
-        return;
-    Event& e = m_sim.events.back();
-    e.deviceReserved = m_alloc.reservedBytes();
-    e.deviceAllocated = m_alloc.allocatedBytes();
-    if (m_options.recordMemory)
-        for (const memory::PoolId& pool : m_alloc.pools()) {
-            PoolSnapshot ps;
-            ps.pool = pool;
-            ps.segments = m_alloc.segments(pool);
-            for (const auto& s : ps.segments) {
-                ps.reserved += s.totalSize;
-                ps.allocated += s.allocatedSize;
-            }
-            e.memory.push_back(std::move(ps));
-        }
-    m_eventOpen = false;
-}
-
-void Simulator::updatePeaks(memory::PoolId pool)
-{
-    const uint64_t reserved = m_alloc.reservedBytes();
-    const uint64_t allocated = m_alloc.allocatedBytes();
-    m_sim.peakDeviceReserved = std::max(m_sim.peakDeviceReserved, reserved);
-    m_sim.peakDeviceAllocated = std::max(m_sim.peakDeviceAllocated, allocated);
-    auto it = m_poolRecord.find(pool);
-    if (it == m_poolRecord.end())
-        return;
-    const memory::PoolTotals t = m_alloc.totals(pool);
-    PoolRecord& p = m_sim.pools[it->second];
-    p.peakReserved = std::max(p.peakReserved, t.reserved);
-    p.peakAllocated = std::max(p.peakAllocated, t.allocated);
-}
-
-int Simulator::addHazard(Hazard h)
-{
-    m_sim.hazards.push_back(std::move(h));
-    return int(m_sim.hazards.size()) - 1;
 }
 
 } // namespace detail

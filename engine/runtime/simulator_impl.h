@@ -58,7 +58,9 @@ private:
     std::vector<int> reconstructOutputs(RtGraph& g, KeyMeta& meta, CallRecord& rec);
     void returnOutputs(RtGraph& g, const std::vector<int>& tensors);
     void markStaleRetained(RtGraph& g, const std::vector<int>& tensors);
-    int addHazard(Hazard h);
+    /// Records a hazard arising at the current call; returns its index.
+    int addHazard(HazardKind kind, const std::string& graph, const std::string& key, std::string concerns,
+        std::string message, int madeAtCall = -1);
     bool callerSees(int storage) const;
 
     // events and log

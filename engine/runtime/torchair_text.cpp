@@ -54,7 +54,8 @@ std::string captureInfo(int id, const std::string& graph, const std::string& key
         + std::to_string(alias) + "} input alias, all the input meta info are " + meta + ".";
 }
 
-std::string afterCapturing(const std::string& graph, const std::string& key, int id, bool reuse, const std::string& state)
+std::string afterCapturing(
+    const std::string& graph, const std::string& key, int id, bool reuse, const std::string& state)
 {
     return "After capturing fx_graph " + graph + " for graph key{" + key + "} to AclGraph{id: " + std::to_string(id)
         + "}, memory pool reuse is " + (reuse ? "enable" : "disable") + ", the memory state is {" + state + "}.";
@@ -90,8 +91,9 @@ std::string retainedOneKey(const std::string& graph, const std::string& key)
 
 std::string retainedNoReuse(Backend b, const std::string& graph, const std::string& key)
 {
-    const std::string option = b == Backend::NpugraphEx ? "config.reuse_graph_pool_in_same_fx is False"
-                                                        : "config.debug.aclgraph.disable_mempool_reuse_in_same_fx is True";
+    const std::string option = b == Backend::NpugraphEx
+        ? "config.reuse_graph_pool_in_same_fx is False"
+        : "config.debug.aclgraph.disable_mempool_reuse_in_same_fx is True";
     return "When " + option + ", no mempool reuse in fx_graph " + graph + " for graph key{" + key
         + "}, all the outputs are retained.";
 }
@@ -145,8 +147,8 @@ std::string resetBefore(const std::string& graph, const memory::PoolId& pool, co
 
 std::string resetAfter(const std::string& graph, const memory::PoolId& pool, const std::string& state)
 {
-    return "Current fx_graph " + graph + " memory pool is " + pool.str() + ". After reset, the current memory state is {"
-        + state + "}.";
+    return "Current fx_graph " + graph + " memory pool is " + pool.str()
+        + ". After reset, the current memory state is {" + state + "}.";
 }
 
 std::string updateStream(int replayStream, int updateStream)
@@ -155,7 +157,10 @@ std::string updateStream(int replayStream, int updateStream)
         + ", update stream id: " + std::to_string(updateStream) + ".";
 }
 
-std::string paramsUpdated() { return "Replay AclGraph and update input params successfully."; }
+std::string paramsUpdated()
+{
+    return "Replay AclGraph and update input params successfully.";
+}
 
 std::string processInputsTook(const std::string& graph, double seconds)
 {
@@ -164,14 +169,26 @@ std::string processInputsTook(const std::string& graph, double seconds)
     return graph + " process inputs foreach copy took " + buf + " [s]";
 }
 
-std::string capturedCounter(const std::string& graph) { return "captured_" + graph; }
-std::string mutatedRecaptureCounter(const std::string& graph) { return "recapture_due_to_mutated_input_change_" + graph; }
+std::string capturedCounter(const std::string& graph)
+{
+    return "captured_" + graph;
+}
+std::string mutatedRecaptureCounter(const std::string& graph)
+{
+    return "recapture_due_to_mutated_input_change_" + graph;
+}
 std::string coreLimitRecaptureCounter(const std::string& graph)
 {
     return "recapture_due_to_global_limit_core_change_" + graph;
 }
-std::string forceRecaptureCounter(const std::string& graph) { return "recapture_due_to_force_recapture_" + graph; }
+std::string forceRecaptureCounter(const std::string& graph)
+{
+    return "recapture_due_to_force_recapture_" + graph;
+}
 
-const char* loggerTag(Backend b) { return b == Backend::NpugraphEx ? "NPUGRAPH_EX" : "TORCHAIR"; }
+const char* loggerTag(Backend b)
+{
+    return b == Backend::NpugraphEx ? "NPUGRAPH_EX" : "TORCHAIR";
+}
 
 } // namespace engine::runtime::text

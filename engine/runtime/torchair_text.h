@@ -24,7 +24,8 @@ std::string startCapture(int id, const std::string& graph, const std::string& ke
 std::string successCapture(const std::string& graph, const std::string& key, int id, int updatedNodes);
 std::string captureInfo(int id, const std::string& graph, const std::string& key, int params, int mutated, int alias,
     const std::string& meta);
-std::string afterCapturing(const std::string& graph, const std::string& key, int id, bool reuse, const std::string& state);
+std::string afterCapturing(
+    const std::string& graph, const std::string& key, int id, bool reuse, const std::string& state);
 std::string startSettingOriginal(const std::string& graph, const std::string& key, const std::string& state);
 std::string afterSettingOriginal(const std::string& graph, const std::string& key, const std::string& state);
 std::string counters(Backend b, const std::string& graph, int captures, int mutated, int coreLimit, int force);

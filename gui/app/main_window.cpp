@@ -25,7 +25,10 @@ struct Outcome {
     QString error;
 };
 
-QString mib(uint64_t bytes) { return QString::number(double(bytes) / (1024.0 * 1024.0), 'f', 2) + " MiB"; }
+QString mib(uint64_t bytes)
+{
+    return QString::number(double(bytes) / (1024.0 * 1024.0), 'f', 2) + " MiB";
+}
 
 } // namespace
 
@@ -149,8 +152,7 @@ void MainWindow::showSimulation(const QString& path, std::shared_ptr<const engin
                                .arg(QString::fromStdString(h.message)));
     if (sim->hazards.empty())
         m_hazards->addItem("No hazards.");
-    m_log->setPlainText(
-        QString::fromStdString(engine::report::simulationText(*sim, engine::runtime::LogLevel::Info)));
+    m_log->setPlainText(QString::fromStdString(engine::report::simulationText(*sim, engine::runtime::LogLevel::Info)));
     statusBar()->showMessage(QString("%1: %2 calls, %3 hazards, peak device reserved %4")
                                  .arg(QFileInfo(path).fileName())
                                  .arg(sim->callsSimulated)

@@ -75,7 +75,8 @@ int generateCommand(const std::vector<std::string>& args, std::ostream& out, std
             size_t start = 0;
             while (ok && start <= v.size()) {
                 const size_t comma = v.find(',', start);
-                const std::string item = v.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+                const std::string item
+                    = v.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
                 ok = parseInt(item, n) && n > 0;
                 if (ok)
                     batches.push_back(n);

@@ -84,8 +84,8 @@ int simulateCommand(const std::vector<std::string>& args, std::ostream& out, std
         err << "error: " << sim.error().toString() << "\n";
         return 1;
     }
-    const std::string text
-        = json ? engine::report::simulationJson(sim.value()) + "\n" : engine::report::simulationText(sim.value(), level);
+    const std::string text = json ? engine::report::simulationJson(sim.value()) + "\n"
+                                  : engine::report::simulationText(sim.value(), level);
     return writeResult(text, outPath, out, err);
 }
 

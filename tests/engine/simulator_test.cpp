@@ -2,7 +2,6 @@
 #include "simulator_test_util.h"
 
 #include <gmock/gmock.h>
-
 #include <set>
 
 using engine::runtime::CallAction;
@@ -30,8 +29,8 @@ TEST(PythonHash, MatchesCPythonTupleHash)
 
 TEST(Simulator, FirstCallCapturesThenReplays)
 {
-    auto sim = run(scenario({ { "experimental_config.frozen_parameter", true } }, { tinyGraph() },
-        { call(4), call(4), call(4) }));
+    auto sim = run(
+        scenario({ { "experimental_config.frozen_parameter", true } }, { tinyGraph() }, { call(4), call(4), call(4) }));
     ASSERT_EQ(sim.calls.size(), 3u);
     EXPECT_EQ(sim.calls[0].action, CallAction::Capture);
     EXPECT_EQ(sim.calls[1].action, CallAction::Replay);
@@ -43,10 +42,12 @@ TEST(Simulator, FirstCallCapturesThenReplays)
     EXPECT_EQ(sim.graphs[0].replays, 3); // the capturing call replays too
     EXPECT_EQ(sim.graphs[0].counters.at("captured_graph_1"), 1);
     const std::string log = logText(sim);
-    EXPECT_THAT(log, HasSubstr("Success to capture fx_graph graph_1 for graph key{[4]}. Start to run AclGraph{id: 1} "
-                               "with the updated node num {0}."));
+    EXPECT_THAT(log,
+        HasSubstr("Success to capture fx_graph graph_1 for graph key{[4]}. Start to run AclGraph{id: 1} "
+                  "with the updated node num {0}."));
     EXPECT_THAT(log, HasSubstr("Find captured AclGraph{id: 1} of fx_graph graph_1 with graph key {[4]}."));
-    EXPECT_THAT(log, HasSubstr("The current AclGraph no needs to be recaptured for fx_graph graph_1 with graph key {[4]}."));
+    EXPECT_THAT(
+        log, HasSubstr("The current AclGraph no needs to be recaptured for fx_graph graph_1 with graph key {[4]}."));
 }
 
 TEST(Simulator, KeyAppendsParameterAddressHashUnlessFrozen)
@@ -141,8 +142,8 @@ TEST(Simulator, CoreLimitChangeRecaptures)
 
 TEST(Simulator, ForceRecaptureIsNpugraphExOnly)
 {
-    auto sim = run(scenario({ { "force_recapture", true }, { "frozen_parameter", true } }, { tinyGraph() },
-        { call(4), call(4), call(4) }));
+    auto sim = run(scenario(
+        { { "force_recapture", true }, { "frozen_parameter", true } }, { tinyGraph() }, { call(4), call(4), call(4) }));
     ASSERT_EQ(sim.calls.size(), 3u);
     EXPECT_EQ(sim.options.backend, engine::config::Backend::NpugraphEx);
     EXPECT_EQ(sim.calls[1].action, CallAction::Recapture);
@@ -175,8 +176,9 @@ TEST(Simulator, CaptureLimitFallsBackToEagerForGood)
     EXPECT_THAT(logText(sim),
         HasSubstr("The static_capture_size_limit reached when capturing fx_graph graph_1 with graph key [3], we will "
                   "fall back to eager for all subsequent executions."));
-    EXPECT_THAT(logText(sim), HasSubstr("The current static_capture_size_limit is 2. If recapture are expected, "
-                                        "consider increasing debug.aclgraph.static_capture_size_limit"));
+    EXPECT_THAT(logText(sim),
+        HasSubstr("The current static_capture_size_limit is 2. If recapture are expected, "
+                  "consider increasing debug.aclgraph.static_capture_size_limit"));
     // After reset and empty_cache the private pool holds nothing.
     for (const auto& p : sim.calls[4].pools)
         EXPECT_EQ(p.allocatedSize, 0u);
@@ -200,7 +202,8 @@ TEST(Simulator, ForceEagerNeverCaptures)
     EXPECT_EQ(sim.graphs[0].captures, 0);
     EXPECT_EQ(sim.graphs[0].eagerCalls, 2);
     EXPECT_TRUE(sim.calls[1].pools.empty());
-    EXPECT_THAT(logText(sim), HasSubstr("When debug.run_eagerly=True is enabled, the graph FALLS BACK to EAGER execution."));
+    EXPECT_THAT(
+        logText(sim), HasSubstr("When debug.run_eagerly=True is enabled, the graph FALLS BACK to EAGER execution."));
 }
 
 TEST(Simulator, CloneInputOffCopiesOnlyWhenAddressChangesIntoFirstTensor)
@@ -219,8 +222,8 @@ TEST(Simulator, CloneInputOffCopiesOnlyWhenAddressChangesIntoFirstTensor)
 TEST(Simulator, CloneInputOffWithFreshTensorsIsNotAHazard)
 {
     // The first call's tensor is only held by TorchAir: nobody sees it overwritten.
-    auto sim = run(scenario({ { "clone_input", false }, { "frozen_parameter", true } }, { tinyGraph() },
-        { call(4), call(4) }));
+    auto sim = run(
+        scenario({ { "clone_input", false }, { "frozen_parameter", true } }, { tinyGraph() }, { call(4), call(4) }));
     ASSERT_EQ(sim.calls.size(), 2u);
     EXPECT_EQ(sim.calls[1].inputsCopied, 1);
     EXPECT_EQ(countHazards(sim, HazardKind::UserInputOverwritten), 0);
@@ -258,8 +261,8 @@ TEST(Simulator, FrozenParameterThatMovesReadsStaleWeights)
     EXPECT_EQ(sim.calls[1].action, CallAction::Replay);
     EXPECT_EQ(countHazards(sim, HazardKind::StaleParameter), 1);
 
-    auto unfrozen = run(scenario(ordered_json::object(), { tinyGraph() },
-        { call(4, { { "w", "w_v1" } }), call(4, { { "w", "w_v2" } }) }));
+    auto unfrozen = run(scenario(
+        ordered_json::object(), { tinyGraph() }, { call(4, { { "w", "w_v1" } }), call(4, { { "w", "w_v2" } }) }));
     ASSERT_EQ(unfrozen.calls.size(), 2u);
     EXPECT_EQ(unfrozen.calls[1].action, CallAction::Capture); // a new key, not a recapture
     EXPECT_NE(unfrozen.calls[0].key, unfrozen.calls[1].key);
@@ -298,8 +301,9 @@ TEST(Simulator, ReuseRebuildsOutputsWithMoreThanOneKey)
     EXPECT_EQ(sim.calls[1].outputsRebuilt, 1);
     EXPECT_EQ(sim.calls[2].outputsRebuilt, 1);
     const std::string log = logText(sim);
-    EXPECT_THAT(log, HasSubstr("When mempool reuse is enabled in fx_graph graph_1 for graph key{[1]} and there is "
-                               "only one graph meta captured, all the outputs are retained."));
+    EXPECT_THAT(log,
+        HasSubstr("When mempool reuse is enabled in fx_graph graph_1 for graph key{[1]} and there is "
+                  "only one graph meta captured, all the outputs are retained."));
     EXPECT_THAT(log, HasSubstr("After setting to original memory state for fx_graph graph_1 with graph key{[2]}."));
     EXPECT_THAT(log, HasSubstr("After reconstructing fx_graph graph_1 outputs for graph key{[2]}"));
     int overwrite = 0; // the overwrite warning, once per process
@@ -316,8 +320,9 @@ TEST(Simulator, ReuseRollsBackSoKeysShareMemory)
     // 1 MiB rows: large-pool blocks. With reuse, key [8] is captured over key [4]'s freed memory.
     const int width = 262144;
     auto on = run(scenario({ { "frozen_parameter", true } }, { tinyGraph("g", true, width) }, { call(4), call(8) }));
-    auto off = run(scenario({ { "frozen_parameter", true }, { "debug.aclgraph.disable_mempool_reuse_in_same_fx", true } },
-        { tinyGraph("g", true, width) }, { call(4), call(8) }));
+    auto off
+        = run(scenario({ { "frozen_parameter", true }, { "debug.aclgraph.disable_mempool_reuse_in_same_fx", true } },
+            { tinyGraph("g", true, width) }, { call(4), call(8) }));
     ASSERT_EQ(on.calls.size(), 2u);
     ASSERT_EQ(off.calls.size(), 2u);
     ASSERT_EQ(on.calls[1].pools.size(), 1u);
@@ -326,8 +331,9 @@ TEST(Simulator, ReuseRollsBackSoKeysShareMemory)
     EXPECT_EQ(on.calls[1].pools[0].allocatedSize, 8389120u);
     // Reuse off: key [4]'s retained output stays allocated next to key [8]'s.
     EXPECT_EQ(off.calls[1].pools[0].allocatedSize, 4194816u + 8389120u);
-    EXPECT_THAT(logText(off), HasSubstr("When config.debug.aclgraph.disable_mempool_reuse_in_same_fx is True, no mempool "
-                                        "reuse in fx_graph graph_1 for graph key{[8]}, all the outputs are retained."));
+    EXPECT_THAT(logText(off),
+        HasSubstr("When config.debug.aclgraph.disable_mempool_reuse_in_same_fx is True, no mempool "
+                  "reuse in fx_graph graph_1 for graph key{[8]}, all the outputs are retained."));
 }
 
 TEST(Simulator, AfterCaptureMemoryStateLine)
@@ -378,7 +384,8 @@ TEST(Simulator, RecaptureStormIsReported)
 
 TEST(Simulator, OutOfMemoryStopsTheRun)
 {
-    auto j = scenario({ { "frozen_parameter", true } }, { tinyGraph("g", true, 262144) }, { call(4), call(8), call(16) });
+    auto j
+        = scenario({ { "frozen_parameter", true } }, { tinyGraph("g", true, 262144) }, { call(4), call(8), call(16) });
     j["device"] = { { "capacity_bytes", 40 << 20 } };
     auto sim = run(j);
     EXPECT_TRUE(sim.outOfMemory);
@@ -406,7 +413,8 @@ TEST(Simulator, NpugraphExWordingInLogs)
         { tinyGraph() }, { call(4), call(8) }));
     EXPECT_EQ(sim.options.backend, engine::config::Backend::NpugraphEx);
     const std::string log = logText(sim);
-    EXPECT_THAT(log, HasSubstr("When config.reuse_graph_pool_in_same_fx is False, no mempool reuse in fx_graph graph_1"));
+    EXPECT_THAT(
+        log, HasSubstr("When config.reuse_graph_pool_in_same_fx is False, no mempool reuse in fx_graph graph_1"));
     EXPECT_THAT(log, HasSubstr("consider increasing capture_limit to an appropriate value."));
 }
 
@@ -459,8 +467,8 @@ TEST(Simulator, OutputOfBindingKeepsTheTensorAlive)
     // Call 1 feeds call 0's output back as x (like a decode loop feeding the last token). The
     // caller did not ask to keep it, but binding it keeps it alive until call 1.
     ordered_json c1 = call(4, { { "x", { { "output_of", 0 }, { "index", 0 } } } });
-    auto sim = run(scenario({ { "frozen_parameter", true }, { "clone_input", false } }, { tinyGraph() },
-        { call(4), c1 }));
+    auto sim
+        = run(scenario({ { "frozen_parameter", true }, { "clone_input", false } }, { tinyGraph() }, { call(4), c1 }));
     ASSERT_EQ(sim.calls.size(), 2u);
     EXPECT_EQ(sim.calls[1].inputsCopied, 1); // a different address than the captured x: copied into x
 }

@@ -6,15 +6,14 @@
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
-
 #include <string>
 
 namespace simtest {
 
 using nlohmann::ordered_json;
 
-/// A dynamic FX graph (shapes need not be consistent: only bytes matter here): weight w [4, 4] (parameter), x [s0, W] (user input), kv [8, 4] updated in
-/// place (mutated), s0 (SymInt). mm = x @ w, kv.add_(1), out = relu(mm) returned.
+/// A dynamic FX graph (shapes need not be consistent: only bytes matter here): weight w [4, 4] (parameter), x [s0, W]
+/// (user input), kv [8, 4] updated in place (mutated), s0 (SymInt). mm = x @ w, kv.add_(1), out = relu(mm) returned.
 inline ordered_json tinyGraph(const std::string& id = "g", bool dynamic = true, int width = 4)
 {
     ordered_json rows = dynamic ? ordered_json("s0") : ordered_json(2);
@@ -33,8 +32,7 @@ inline ordered_json tinyGraph(const std::string& id = "g", bool dynamic = true, 
         { { "name", "out" }, { "target", "aten.relu.default" }, { "args", { "mm" } },
             { "meta", { { "shape", { rows, width } }, { "dtype", "f32" } } } },
     });
-    return { { "id", id }, { "dynamic", dynamic }, { "inputs", inputs }, { "nodes", nodes },
-        { "outputs", { "out" } } };
+    return { { "id", id }, { "dynamic", dynamic }, { "inputs", inputs }, { "nodes", nodes }, { "outputs", { "out" } } };
 }
 
 inline ordered_json scenario(ordered_json config, ordered_json graphs, ordered_json calls)

@@ -1,0 +1,177 @@
+// The simulator's event stream, log, peaks and hazard records, and the names printed for enums.
+#include "engine/runtime/simulator_impl.h"
+#include "engine/runtime/torchair_text.h"
+
+#include <algorithm>
+
+namespace engine::runtime {
+
+const char* logLevelName(LogLevel l)
+{
+    switch (l) {
+    case LogLevel::Debug:
+        return "DEBUG";
+    case LogLevel::Info:
+        return "INFO";
+    case LogLevel::Warning:
+        return "WARNING";
+    }
+    return "?";
+}
+
+const char* eventKindName(EventKind k)
+{
+    static const char* names[] = { "compile", "key_lookup", "rollback", "capture", "input_update", "replay", "outputs",
+        "eager", "fallback", "hazard", "out_of_memory" };
+    return names[int(k)];
+}
+
+const char* ownerKindName(OwnerKind k)
+{
+    static const char* names[]
+        = { "parameter", "mutated_input", "user_input", "staging", "intermediate", "workspace", "output", "eager" };
+    return names[int(k)];
+}
+
+const char* hazardKindName(HazardKind k)
+{
+    static const char* names[] = { "output_overwritten", "user_input_overwritten", "stale_parameter",
+        "stale_checkpoint", "recapture_storm", "fallback", "out_of_memory" };
+    return names[int(k)];
+}
+
+const char* callActionName(CallAction a)
+{
+    static const char* names[] = { "capture", "recapture", "replay", "eager" };
+    return names[int(a)];
+}
+
+namespace detail {
+
+void Simulator::recordCall(CallRecord& rec)
+{
+    for (const memory::PoolId& pool : m_alloc.pools()) {
+        if (pool.isDefault())
+            continue;
+        PoolCallState ps;
+        ps.pool = pool;
+        for (const auto& seg : m_alloc.segments(pool)) {
+            PoolCallState::Segment s { seg.stream, seg.blockNum(), seg.activeNum(), seg.totalSize, seg.allocatedSize };
+            ps.blockNum += s.blockNum;
+            ps.activateNum += s.activateNum;
+            ps.totalSize += s.totalSize;
+            ps.allocatedSize += s.allocatedSize;
+            ps.segments.push_back(s);
+        }
+        rec.pools.push_back(std::move(ps));
+        updatePeaks(pool);
+    }
+    rec.deviceReserved = m_alloc.reservedBytes();
+    rec.deviceAllocated = m_alloc.allocatedBytes();
+    rec.eventCount = int(m_sim.events.size()) - rec.firstEvent;
+    m_sim.calls.push_back(std::move(rec));
+}
+
+void Simulator::beginEvent(EventKind kind, const RtGraph* g, const std::string& key, std::string summary)
+{
+    if (!logging())
+        return;
+    Event e;
+    e.index = int(m_sim.events.size());
+    e.call = m_call;
+    e.kind = kind;
+    e.graph = g ? g->name : std::string();
+    e.key = key;
+    e.summary = std::move(summary);
+    m_sim.events.push_back(std::move(e));
+    m_eventOpen = true;
+}
+
+void Simulator::logConfigWarning(const std::string& entry)
+{
+    const auto colon = entry.find(": ");
+    const std::string category = colon == std::string::npos ? std::string() : entry.substr(0, colon);
+    const std::string text = colon == std::string::npos ? entry : entry.substr(colon + 2);
+    if (category == "WARNING" || category.empty())
+        log(LogLevel::Warning, text);
+    else
+        log(LogLevel::Warning, text, category);
+}
+
+void Simulator::log(LogLevel level, const std::string& line, const std::string& category)
+{
+    if (!category.empty()) {
+        // Python shows a UserWarning once per process (default warning filter).
+        if (!m_warnedOnce.insert(line).second)
+            return;
+        m_sim.warnings.push_back(line);
+    } else if (level == LogLevel::Warning) {
+        m_sim.warnings.push_back(line);
+    }
+    if (!logging())
+        return;
+    LogLine l { level, line, category };
+    m_sim.log.push_back(l);
+    if (!m_sim.events.empty())
+        m_sim.events.back().log.push_back(std::move(l));
+}
+
+std::string Simulator::memState() const
+{
+    return text::memState(m_alloc);
+}
+
+void Simulator::finishEvent()
+{
+    if (!logging() || m_sim.events.empty())
+        return;
+    Event& e = m_sim.events.back();
+    e.deviceReserved = m_alloc.reservedBytes();
+    e.deviceAllocated = m_alloc.allocatedBytes();
+    if (m_options.recordMemory)
+        for (const memory::PoolId& pool : m_alloc.pools()) {
+            PoolSnapshot ps;
+            ps.pool = pool;
+            ps.segments = m_alloc.segments(pool);
+            for (const auto& s : ps.segments) {
+                ps.reserved += s.totalSize;
+                ps.allocated += s.allocatedSize;
+            }
+            e.memory.push_back(std::move(ps));
+        }
+    m_eventOpen = false;
+}
+
+void Simulator::updatePeaks(memory::PoolId pool)
+{
+    const uint64_t reserved = m_alloc.reservedBytes();
+    const uint64_t allocated = m_alloc.allocatedBytes();
+    m_sim.peakDeviceReserved = std::max(m_sim.peakDeviceReserved, reserved);
+    m_sim.peakDeviceAllocated = std::max(m_sim.peakDeviceAllocated, allocated);
+    auto it = m_poolRecord.find(pool);
+    if (it == m_poolRecord.end())
+        return;
+    const memory::PoolTotals t = m_alloc.totals(pool);
+    PoolRecord& p = m_sim.pools[it->second];
+    p.peakReserved = std::max(p.peakReserved, t.reserved);
+    p.peakAllocated = std::max(p.peakAllocated, t.allocated);
+}
+
+int Simulator::addHazard(HazardKind kind, const std::string& graph, const std::string& key, std::string concerns,
+    std::string message, int madeAtCall)
+{
+    Hazard h;
+    h.kind = kind;
+    h.call = m_call;
+    h.graph = graph;
+    h.key = key;
+    h.concerns = std::move(concerns);
+    h.message = std::move(message);
+    h.madeAtCall = madeAtCall;
+    m_sim.hazards.push_back(std::move(h));
+    return int(m_sim.hazards.size()) - 1;
+}
+
+} // namespace detail
+
+} // namespace engine::runtime
