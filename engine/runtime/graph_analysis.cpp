@@ -166,7 +166,16 @@ void planStorages(const Graph& graph, GraphAnalysis& a)
         OpInfo info;
         if (node.op != NodeOp::GetAttr)
             info = classifyOp(node.target);
-        const int source = node.args.empty() ? -1 : firstStorageOf(a, node.args[0]);
+        // In-place ops write args[0]; an `.out` overload writes its `out=` tensor instead.
+        int source = node.args.empty() ? -1 : firstStorageOf(a, node.args[0]);
+        const bool outVariant = info.overload == "out" || (info.overload.size() > 4
+            && info.overload.compare(info.overload.size() - 4, 4, "_out") == 0);
+        if (info.effect == OpInfo::Effect::InPlace && outVariant) {
+            source = -1;
+            for (const auto& [name, arg] : node.kwargs)
+                if (name == "out")
+                    source = firstStorageOf(a, arg);
+        }
         switch (info.effect) {
         case OpInfo::Effect::GetItem: {
             const Arg* from = node.args.empty() ? nullptr : &node.args[0];

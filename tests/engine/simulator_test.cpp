@@ -1,6 +1,8 @@
 // The simulated runtime, one behaviour of torchair-behavior.md §2-3 per test.
 #include "simulator_test_util.h"
 
+#include "engine/runtime/graph_analysis.h"
+
 #include <gmock/gmock.h>
 #include <set>
 
@@ -471,4 +473,25 @@ TEST(Simulator, OutputOfBindingKeepsTheTensorAlive)
         = run(scenario({ { "frozen_parameter", true }, { "clone_input", false } }, { tinyGraph() }, { call(4), c1 }));
     ASSERT_EQ(sim.calls.size(), 2u);
     EXPECT_EQ(sim.calls[1].inputsCopied, 1); // a different address than the captured x: copied into x
+}
+
+TEST(GraphAnalysis, OutVariantWritesItsOutArgument)
+{
+    // mm.out(x, w, out=buf) writes buf: the result shares buf's storage, not x's.
+    auto g = tinyGraph();
+    g["nodes"] = ordered_json::array({
+        { { "name", "buf" }, { "target", "aten.empty.memory_format" },
+            { "args", ordered_json::array({ ordered_json::array({ "s0", 4 }) }) },
+            { "meta", { { "shape", { "s0", 4 } }, { "dtype", "f32" } } } },
+        { { "name", "mm_out" }, { "target", "aten.mm.out" }, { "args", { "x", "w" } }, { "kwargs", { { "out", "buf" } } },
+            { "meta", { { "shape", { "s0", 4 } }, { "dtype", "f32" } } } },
+    });
+    g["outputs"] = { "mm_out" };
+    auto s = engine::scenario::parseScenario(scenario({ { "frozen_parameter", true } }, { g }, { call(4) }).dump(), "t");
+    ASSERT_TRUE(s.ok()) << s.error().toString();
+    auto a = engine::runtime::analyzeGraph(s->graphs[0]);
+    ASSERT_TRUE(a.ok());
+    const auto& graph = s->graphs[0];
+    EXPECT_EQ(a->nodeStorages[size_t(graph.find("mm_out"))], a->nodeStorages[size_t(graph.find("buf"))]);
+    EXPECT_TRUE(a->aliasInputs.empty()); // not an alias of input x
 }

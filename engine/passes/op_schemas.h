@@ -1,0 +1,77 @@
+#pragma once
+/// A small built-in table of operator schemas, standing in for PyTorch's schema registry where the
+/// passes need one: which functional op has an in-place twin (`torch.fx.passes.reinplace.
+/// _maybe_get_inplace_op`), which has an `.out` overload with the same arguments (remove_cat_ops'
+/// `_get_out_variant`), argument names and defaults (to read `slice(x, 0, 0, 2)` or `cat(xs, dim=1)`),
+/// which ops are views, and which ops have side effects (FX's `is_impure`).
+///
+/// It holds the common aten/prims/npu ops that appear in LLM graphs — not the full registry. An op
+/// that is not in the table is treated conservatively by every pass: never rewritten, never removed,
+/// and the report says so.
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace engine::passes {
+
+struct SchemaArg {
+    std::string name;
+    std::string type; ///< as str(arg.type) prints it: "Tensor", "Tensor?[]", "SymInt[]", "Scalar", "int[1]?"
+    bool kwargOnly = false;
+    bool writes = false; ///< annotated (a!): the op writes this argument
+    bool hasDefault = false;
+    std::string defaultValue; ///< as the schema writes it: "0", "None", "1", "False", "'none'", "[]"
+};
+
+struct OpSchema {
+    std::string target; ///< "aten.add.Tensor" (overload "default" when the schema has none)
+    std::string ns; ///< "aten"
+    std::string packet; ///< "add"
+    std::string overload; ///< "Tensor"
+    std::vector<SchemaArg> args;
+    bool view = false; ///< returns an alias of its first argument (Tensor(a) self -> Tensor(a))
+    bool mutates = false; ///< some argument is written (a!): in-place or out= variant
+    const SchemaArg* arg(const std::string& name) const;
+};
+
+/// The target without a leading "torch.ops." and with ".default" added to a two-part aten/npu name,
+/// the spelling the table uses: "torch.ops.aten.mm" -> "aten.mm.default".
+std::string canonicalTarget(const std::string& target);
+/// The schema of a canonical target, or nullptr when the table does not know it.
+const OpSchema* findSchema(const std::string& target);
+
+/// `_maybe_get_inplace_op`: the in-place overload (`<packet>_` in the same namespace) whose argument
+/// types match the functional one's; none for views and for ops without one.
+struct InplaceLookup {
+    bool known = false; ///< the op is in the table (else nothing can be said)
+    std::string inplace; ///< empty when there is none
+};
+InplaceLookup inplaceVariant(const std::string& target);
+
+/// cat_optimization `_get_out_variant`: an overload of the same packet with an `out` argument whose
+/// other arguments match the op's own by name and type ("aten.sum.dim_IntList" -> "aten.sum.IntList_out").
+struct OutLookup {
+    bool known = false;
+    std::string out;
+};
+OutLookup outVariant(const std::string& target);
+
+/// The multi-output NPU ops TorchAir registers as in-placeable (`inplaceable_npu_ops`, §4.1).
+struct MultiInplaceOp {
+    std::string functional; ///< "npu.npu_add_rms_norm_v2_functional.default"
+    std::string inplace; ///< "npu.npu_add_rms_norm_v2.default"
+    std::vector<int> mutatedArgs; ///< indices into args
+};
+const std::vector<MultiInplaceOp>& multiInplaceOps();
+/// Matches either spelling of the functional target; nullptr when it is not one of them.
+const MultiInplaceOp* findMultiInplace(const std::string& target);
+
+/// `_VIEW_INVERSE_MAP`: "aten.slice_scatter.default" -> "aten.slice.Tensor", etc.; empty otherwise.
+std::string viewInverseOf(const std::string& target);
+
+/// FX `is_impure` for a call: it writes an argument (mutable schema, or a name ending in `_`), draws
+/// random numbers, asserts, or is a TorchAir air.* scope/event op. `reason` says which.
+/// Unknown ops outside aten/prims/python builtins are impure here (their schema may mark them mutable).
+bool isImpure(const std::string& target, std::string* reason);
+
+} // namespace engine::passes
