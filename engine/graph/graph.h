@@ -58,7 +58,8 @@ struct Arg {
     static Arg list(std::vector<Arg> v);
 };
 
-enum class NodeOp { Placeholder, CallFunction, CallMethod, GetAttr, Output };
+/// CallModule: `self.linear(x)` in FX code (call_module); target is the submodule path ("linear", "layers.0").
+enum class NodeOp { Placeholder, CallFunction, CallMethod, GetAttr, Output, CallModule };
 
 struct Node {
     std::string name;
@@ -79,6 +80,8 @@ struct Node {
     /// "storage": weights and caches shared by several FX graphs). Empty: see scenario::Binding.
     std::string storage;
     std::vector<int> users; ///< computed by finalize(): nodes whose args mention this node
+    /// Names the printed "= None" tail frees after this node (readers of FX code only).
+    std::vector<std::string> freedAfter;
 };
 
 /// One FX graph.

@@ -70,6 +70,8 @@ struct Scenario {
     DeviceSpec device;
     std::vector<Graph> graphs;
     std::vector<Call> calls; ///< with `repeat` expanded
+    /// Warnings from reading FX files that graphs reference ("file:line:col: warning: ...").
+    std::vector<std::string> diagnostics;
 
     const Graph* graph(const std::string& id) const;
 };

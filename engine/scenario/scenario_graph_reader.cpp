@@ -1,4 +1,5 @@
 // Reads the `graphs` section of a scenario: placeholders, nodes, outputs, tensor metadata.
+#include "engine/readers/fx_reader.h"
 #include "engine/scenario/scenario_json.h"
 
 #include <map>
@@ -31,9 +32,11 @@ public:
     {
     }
 
-    Graph read(const Json& v)
+    Graph read(const Json& v, std::vector<std::string>& diagnostics)
     {
         const Json& obj = m_r.object(v, m_path);
+        if (JsonReader::find(obj, "file"))
+            return readFile(obj, diagnostics);
         m_r.checkKeys(obj, m_path, { "id", "dynamic", "inputs", "nodes", "outputs" });
         m_graph.id = m_r.nonEmptyString(m_r.required(obj, m_path, "id"), JsonReader::key(m_path, "id"));
         if (const Json* c = JsonReader::find(obj, "comment"))
@@ -124,6 +127,69 @@ private:
                 m_r.fail(ErrorCode::InvalidArgument, path, bytes.error().message);
         }
         return meta;
+    }
+
+    /// A graph given by an FX file (readable code or `print(gm.graph)`), resolved against the
+    /// scenario's folder; "inputs" is then an object of per-input overrides {kind, storage}, since
+    /// AOT graphs do not say which inputs are parameters.
+    Graph readFile(const Json& obj, std::vector<std::string>& diagnostics)
+    {
+        m_r.checkKeys(obj, m_path, { "id", "file", "graph", "dynamic", "inputs" });
+        const std::string filePath = JsonReader::key(m_path, "file");
+        std::string file = m_r.nonEmptyString(*JsonReader::find(obj, "file"), filePath);
+        const auto slash = m_r.file().rfind('/');
+        if (file[0] != '/' && slash != std::string::npos)
+            file = m_r.file().substr(0, slash + 1) + file;
+        auto read = readers::readFxFile(file);
+        if (!read)
+            m_r.fail(read.error().code, filePath, read.error().toString());
+        for (const auto& d : read->diagnostics)
+            diagnostics.push_back(d.toString());
+        size_t which = 0;
+        if (const Json* sub = JsonReader::find(obj, "graph")) {
+            const std::string subPath = JsonReader::key(m_path, "graph");
+            const std::string wanted = m_r.nonEmptyString(*sub, subPath);
+            which = read->graphs.size();
+            for (size_t i = 0; i < read->graphs.size(); ++i)
+                if (read->graphs[i].id == wanted)
+                    which = i;
+            if (which == read->graphs.size())
+                m_r.fail(ErrorCode::NotFound, subPath, "'" + file + "' has no graph '" + wanted + "'");
+        }
+        if (read->graphs.empty())
+            m_r.fail(ErrorCode::InvalidArgument, filePath, "'" + file + "' holds no graph");
+        Graph g = std::move(read->graphs[which]);
+        g.id = m_r.nonEmptyString(m_r.required(obj, m_path, "id"), JsonReader::key(m_path, "id"));
+        if (const Json* d = JsonReader::find(obj, "dynamic"))
+            g.dynamic = m_r.boolean(*d, JsonReader::key(m_path, "dynamic"));
+        if (const Json* inputs = JsonReader::find(obj, "inputs")) {
+            const std::string inputsPath = JsonReader::key(m_path, "inputs");
+            for (const auto& [name, value] : m_r.object(*inputs, inputsPath).items()) {
+                const std::string path = JsonReader::key(inputsPath, name);
+                const int idx = g.find(name);
+                if (idx < 0 || g.nodes[size_t(idx)].op != NodeOp::Placeholder)
+                    m_r.fail(ErrorCode::NotFound, path, "'" + file + "' has no input '" + name + "'");
+                Node& n = g.nodes[size_t(idx)];
+                const Json& o = m_r.object(value, path);
+                m_r.checkKeys(o, path, { "kind", "storage" });
+                if (const Json* k = JsonReader::find(o, "kind")) {
+                    const std::string kindPath = JsonReader::key(path, "kind");
+                    const std::string kind = m_r.string(*k, kindPath);
+                    const KindName* known = nullptr;
+                    for (const auto& kn : kInputKinds)
+                        if (kind == kn.name)
+                            known = &kn;
+                    if (!known || known->kind == InputKind::SymInt || n.inputKind == InputKind::SymInt)
+                        m_r.fail(ErrorCode::InvalidArgument, kindPath,
+                            "a tensor input's kind is parameter, buffer, static_address or user_input (got '" + kind
+                                + "' for a " + inputKindName(n.inputKind) + " input)");
+                    n.inputKind = known->kind;
+                }
+                if (const Json* st = JsonReader::find(o, "storage"))
+                    n.storage = m_r.nonEmptyString(*st, JsonReader::key(path, "storage"));
+            }
+        }
+        return g;
     }
 
     void readInput(const Json& v, const std::string& path)
@@ -314,14 +380,15 @@ private:
 
 } // namespace
 
-std::vector<Graph> readGraphs(const JsonReader& r, const Json& graphs, const std::string& path)
+std::vector<Graph> readGraphs(
+    const JsonReader& r, const Json& graphs, const std::string& path, std::vector<std::string>& diagnostics)
 {
     std::vector<Graph> out;
     std::map<std::string, std::string> ids;
     for (size_t i = 0; i < graphs.size(); ++i) {
         std::string graphPath = JsonReader::index(path, i);
         GraphReader reader(r, graphPath);
-        Graph g = reader.read(graphs[i]);
+        Graph g = reader.read(graphs[i], diagnostics);
         auto [it, fresh] = ids.emplace(g.id, graphPath);
         if (!fresh)
             r.fail(ErrorCode::InvalidArgument, JsonReader::key(graphPath, "id"),

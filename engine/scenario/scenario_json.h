@@ -28,6 +28,7 @@ public:
     }
 
     std::string context(const std::string& path) const { return m_file.empty() ? path : m_file + ": " + path; }
+    const std::string& file() const { return m_file; }
     [[noreturn]] void fail(ErrorCode code, const std::string& path, const std::string& message) const;
     /// "expected <what>, got <JSON type>".
     [[noreturn]] void wrongType(const Json& v, const std::string& path, const std::string& what) const;
@@ -64,7 +65,9 @@ uint64_t byteSize(const JsonReader& r, const Json& v, const std::string& path);
 /// of that input in every call of the graph).
 
 /// Reads `$.graphs` (already known to be an array). Graph ids are unique; each graph is finalized.
-std::vector<Graph> readGraphs(const JsonReader& r, const Json& graphs, const std::string& path);
+/// Reads `$.graphs`. Warnings of FX files that graphs reference by "file" go to `diagnostics`.
+std::vector<Graph> readGraphs(
+    const JsonReader& r, const Json& graphs, const std::string& path, std::vector<std::string>& diagnostics);
 
 /// Every symbol a graph's shapes, strides, SymInt inputs and workspaces mention, sorted.
 std::vector<std::string> graphSymbols(const Graph& g);

@@ -234,7 +234,7 @@ public:
         if (const Json* v = JsonReader::find(obj, "device"))
             s.device = readDevice(*v, "$.device");
         s.graphs
-            = detail::readGraphs(m_r, m_r.array(m_r.required(obj, "$", "graphs"), "$.graphs"), "$.graphs");
+            = detail::readGraphs(m_r, m_r.array(m_r.required(obj, "$", "graphs"), "$.graphs"), "$.graphs", s.diagnostics);
         if (const Json* v = JsonReader::find(obj, "calls")) {
             const Json& calls = m_r.array(*v, "$.calls");
             for (size_t i = 0; i < calls.size(); ++i)

@@ -2,7 +2,7 @@
 
 #include "engine/report/simulation_report.h"
 #include "engine/runtime/simulator.h"
-#include "engine/scenario/scenario.h"
+#include "engine/scenario/load.h"
 
 #include <QFileInfo>
 #include <QFutureWatcher>
@@ -105,7 +105,7 @@ void MainWindow::openScenario(const QString& path)
         emit resultShown();
     });
     watcher->setFuture(QtConcurrent::run([path]() -> Outcome {
-        auto scenario = engine::scenario::readScenarioFile(path.toStdString());
+        auto scenario = engine::scenario::loadScenarioOrGraph(path.toStdString());
         if (!scenario)
             return { nullptr, QString::fromStdString(scenario.error().toString()) };
         auto sim = engine::runtime::simulate(scenario.value());

@@ -8,8 +8,10 @@ namespace gui::cli {
 namespace {
 
 const char* kUsage = "usage: aclgraph-inspector [FILE...]            open the window (default: the bundled samples)\n"
-                     "       aclgraph-inspector simulate SCENARIO [--set NAME=VALUE ...] [--json] [--log-level "
+                     "       aclgraph-inspector simulate SCENARIO|GRAPH [--set NAME=VALUE ...] [--symbols s0=4,...] [--calls N] [--json] [--log-level "
                      "debug|info|warning] [-o FILE]\n"
+                     "       aclgraph-inspector passes SCENARIO|GRAPH [--graph ID] [--set NAME=VALUE ...] [--symbols "
+                     "s0=4,...] [--json] [--verbose] [--emit-code OUT]\n"
                      "       aclgraph-inspector generate decoder [--layers N] [--batches 1,2,4] [--decode-calls N] "
                      "[--config JSON] [-o FILE]\n"
                      "       aclgraph-inspector --help | --version\n";
@@ -38,6 +40,8 @@ int runSubcommand(int argc, char** argv, std::ostream& out, std::ostream& err)
     std::vector<std::string> args(argv + 2, argv + argc);
     if (cmd == "simulate")
         return simulateCommand(args, out, err);
+    if (cmd == "passes")
+        return passesCommand(args, out, err);
     if (cmd == "generate")
         return generateCommand(args, out, err);
     if (cmd == "--help" || cmd == "-h" || cmd == "help") {

@@ -1,7 +1,10 @@
 #include "engine/report/simulation_report.h"
 #include "engine/runtime/simulator.h"
-#include "engine/scenario/scenario.h"
+#include "engine/scenario/load.h"
+#include "gui/cli/cli_util.h"
 #include "gui/cli/commands.h"
+
+#include <cstdlib>
 
 #include <ostream>
 
@@ -14,6 +17,8 @@ int simulateCommand(const std::vector<std::string>& args, std::ostream& out, std
     bool json = false;
     engine::runtime::LogLevel level = engine::runtime::LogLevel::Info;
     engine::runtime::SimulationOptions options;
+    engine::SymbolValues symbols;
+    int calls = 2;
     for (size_t i = 0; i < args.size(); ++i) {
         const std::string& a = args[i];
         auto next = [&](const char* what) -> const std::string* {
@@ -27,19 +32,20 @@ int simulateCommand(const std::vector<std::string>& args, std::ostream& out, std
             json = true;
         } else if (a == "--set") {
             const std::string* kv = next("NAME=VALUE");
-            if (!kv)
+            if (!kv || !parseSetting(*kv, options.overrides, err, "simulate"))
                 return 2;
-            const auto eq = kv->find('=');
-            if (eq == std::string::npos || eq == 0) {
-                err << "simulate: --set expects NAME=VALUE, got '" << *kv << "'\n";
+        } else if (a == "--symbols") {
+            const std::string* v = next("NAME=N[,NAME=N...]");
+            if (!v || !parseSymbols(*v, symbols, err, "simulate"))
+                return 2;
+        } else if (a == "--calls") {
+            const std::string* v = next("a number of calls");
+            char* end = nullptr;
+            calls = v ? int(std::strtol(v->c_str(), &end, 10)) : 0;
+            if (!v || *end || calls < 1 || calls > 1000000) {
+                err << "simulate: --calls takes a number from 1 to 1000000\n";
                 return 2;
             }
-            auto value = engine::parsePyLiteral(kv->substr(eq + 1));
-            if (!value) {
-                err << "simulate: --set " << *kv << ": " << value.error().toString() << "\n";
-                return 2;
-            }
-            options.overrides.emplace_back(kv->substr(0, eq), value.value());
         } else if (a == "--log-level") {
             const std::string* v = next("debug, info or warning");
             if (!v)
@@ -70,15 +76,17 @@ int simulateCommand(const std::vector<std::string>& args, std::ostream& out, std
         }
     }
     if (path.empty()) {
-        err << "usage: aclgraph-inspector simulate SCENARIO [--set NAME=VALUE ...] [--json] [--log-level "
-               "debug|info|warning] [-o FILE]\n";
+        err << "usage: aclgraph-inspector simulate SCENARIO|GRAPH [--set NAME=VALUE ...] [--symbols s0=4,...] "
+               "[--calls N] [--json] [--log-level debug|info|warning] [-o FILE]\n";
         return 2;
     }
-    auto scenario = engine::scenario::readScenarioFile(path);
+    auto scenario = engine::scenario::loadScenarioOrGraph(path, symbols, calls);
     if (!scenario) {
         err << "error: " << scenario.error().toString() << "\n";
         return 1;
     }
+    for (const std::string& d : scenario->diagnostics)
+        err << d << "\n";
     auto sim = engine::runtime::simulate(scenario.value(), options);
     if (!sim) {
         err << "error: " << sim.error().toString() << "\n";

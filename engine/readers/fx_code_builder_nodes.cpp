@@ -1,0 +1,320 @@
+// One FX graph from the statements of a readable `forward`: the nodes a right-hand side makes,
+// return statements, the pytree calling convention, arguments, and the finished graph.
+#include "engine/readers/fx_code_builder.h"
+
+#include <algorithm>
+
+namespace engine::readers::detail {
+
+namespace {
+
+// `self.a.b`, `getattr(self.layers, "0")`: the submodule path, "" for `self` itself.
+std::optional<std::string> modulePath(const Expr& e)
+{
+    auto join
+        = [](const std::string& base, const std::string& part) { return base.empty() ? part : base + "." + part; };
+    if (e.kind == Expr::Kind::Name && e.text == "self" && !e.percent)
+        return std::string();
+    if (e.kind == Expr::Kind::Attr) {
+        if (auto base = modulePath(e.kids[0]))
+            return join(*base, e.text);
+    }
+    if (e.kind == Expr::Kind::Call && e.kids.size() == 3 && e.keywords.empty() && e.kids[0].kind == Expr::Kind::Name
+        && e.kids[0].text == "getattr" && e.kids[2].kind == Expr::Kind::Str) {
+        if (auto base = modulePath(e.kids[1]))
+            return join(*base, e.kids[2].text);
+    }
+    return std::nullopt;
+}
+
+const Expr& rootOf(const Expr& e)
+{
+    const Expr* r = &e;
+    while (r->kind == Expr::Kind::Attr)
+        r = &r->kids[0];
+    return *r;
+}
+
+bool endsWith(const std::string& s, const std::string& suffix)
+{
+    return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+void collectNameExprs(const Expr& e, std::vector<std::string>& out)
+{
+    if (e.kind == Expr::Kind::Name)
+        out.push_back(e.text);
+    for (const Expr& k : e.kids)
+        collectNameExprs(k, out);
+}
+
+} // namespace
+
+bool ForwardBuilder::nodeFromValue(const Target& target, const Expr& value)
+{
+    Node n;
+    n.name = target.name;
+    switch (value.kind) {
+    case Expr::Kind::Call: {
+        const Expr& callee = value.kids[0];
+        const bool oneName = value.kids.size() == 2 && value.keywords.empty() && value.kids[1].kind == Expr::Kind::Name;
+        if (callee.kind == Expr::Kind::Name && callee.text == "next" && oneName) {
+            // The boxed calling convention: `arg0_1 = next(args_iter)` is an input.
+            if (!m_boxed) {
+                m_boxed = true;
+                removePlaceholders({ m_boxedSource.empty() ? "args_list" : m_boxedSource });
+            }
+            addPlaceholder(target.name, target.offset, target.annotation, m_lineComment);
+            return !m_error;
+        }
+        if (callee.kind == Expr::Kind::Name && callee.text == "iter" && oneName) {
+            m_boxedSource = value.kids[1].text;
+            return true;
+        }
+        if (!callNode(n, value))
+            return false;
+        break;
+    }
+    case Expr::Kind::Attr: {
+        auto path = modulePath(value);
+        const Expr& object = value.kids[0];
+        if (path && !path->empty()) {
+            n.op = NodeOp::GetAttr;
+            n.target = *path;
+        } else if (object.kind == Expr::Kind::Name && isNode(object.text)) {
+            n.target = "getattr";
+            Arg attr;
+            attr.kind = Arg::Kind::Str;
+            attr.s = value.text;
+            n.args = { Arg::ref(m_graph.nodes[size_t(m_names[object.text])].name), attr };
+        } else {
+            skipLine(value.begin,
+                "cannot read '" + shortText(exprText(value))
+                    + "' (expected a call, a node's attribute "
+                      "or 'self.<attribute>')");
+            return false;
+        }
+        break;
+    }
+    case Expr::Kind::Subscript:
+        n.target = "operator.getitem";
+        if (!convertArgs({ &value.kids[0], &value.kids[1] }, n.args))
+            return false;
+        break;
+    case Expr::Kind::Binary:
+    case Expr::Kind::Unary: {
+        const bool binary = value.kind == Expr::Kind::Binary;
+        std::string op = binary ? binaryOperatorName(value.text) : unaryOperatorName(value.text);
+        n.target = "operator." + op;
+        std::vector<const Expr*> operands = { &value.kids[0] };
+        if (binary)
+            operands.push_back(&value.kids[1]);
+        if (op.empty() || !convertArgs(operands, n.args)) {
+            if (!m_error)
+                skipLine(value.begin, "unknown operator '" + value.text + "'");
+            return false;
+        }
+        break;
+    }
+    case Expr::Kind::Name: {
+        // A placeholder alias `l_x_ = L_x_`: the node is named by the left-hand side.
+        auto it = m_names.find(value.text);
+        if (it != m_names.end() && m_graph.nodes[size_t(it->second)].op == NodeOp::Placeholder
+            && !m_names.count(target.name)) {
+            Node& input = m_graph.nodes[size_t(it->second)];
+            input.name = target.name;
+            if (input.inputKind == InputKind::UserInput)
+                input.inputKind = kindFromDynamoName(target.name);
+            m_names[target.name] = it->second;
+            m_lineNode = it->second;
+            return true;
+        }
+        skipLine(
+            value.begin, "assigning '" + shortText(value.text) + "' to '" + target.name + "' is not an FX statement");
+        return false;
+    }
+    default:
+        skipLine(value.begin, "cannot read the right-hand side '" + shortText(exprText(value)) + "'");
+        return false;
+    }
+    bool annotated = applyAnnotation(n, target.annotation);
+    return define(std::move(n), target.offset, annotated);
+}
+
+bool ForwardBuilder::callNode(Node& n, const Expr& value)
+{
+    const Expr& callee = value.kids[0];
+    std::vector<const Expr*> positional;
+    for (size_t i = 1; i <= value.positionalCount(); ++i)
+        positional.push_back(&value.kids[i]);
+    const Expr& root = rootOf(callee);
+    const bool rootIsNode = root.kind == Expr::Kind::Name && isNode(root.text);
+    if (auto path = modulePath(callee); path && !rootIsNode) {
+        if (path->empty()) {
+            skipLine(callee.begin, "calling 'self' is not FX code");
+            return false;
+        }
+        n.op = NodeOp::CallModule;
+        n.target = *path;
+    } else if (callee.kind == Expr::Kind::Attr && &callee.kids[0] == &root && rootIsNode) {
+        n.op = NodeOp::CallMethod;
+        n.target = callee.text;
+        positional.insert(positional.begin(), &callee.kids[0]);
+    } else if (auto dotted = dottedName(callee); dotted && !rootIsNode) {
+        n.op = NodeOp::CallFunction;
+        n.target = irTarget(*dotted);
+    } else {
+        skipLine(callee.begin, "cannot read the call of '" + shortText(exprText(callee)) + "'");
+        return false;
+    }
+    if (!convertArgs(positional, n.args))
+        return false;
+    const size_t firstKeyword = 1 + value.positionalCount();
+    for (size_t k = 0; k < value.keywords.size(); ++k) {
+        Arg a;
+        if (!convert(value.kids[firstKeyword + k], a))
+            return false;
+        n.kwargs.emplace_back(value.keywords[k], std::move(a));
+    }
+    return true;
+}
+
+bool ForwardBuilder::returnStatement(size_t begin, size_t end)
+{
+    Arg value;
+    if (begin < end) {
+        ExprParser p(m_tokens, begin, end);
+        auto e = p.expressionList();
+        if (!e || !p.atEnd()) {
+            skipLine(p.failed() ? p.errorOffset() : p.offset(),
+                "cannot read the return statement: " + (p.failed() ? p.error() : std::string("unexpected text")));
+            return false;
+        }
+        const Expr* v = &*e;
+        if (e->kind == Expr::Kind::Call && e->positionalCount() >= 1
+            && endsWith(dottedName(e->kids[0]).value_or(""), "tree_unflatten"))
+            v = &e->kids[1]; // pytree.tree_unflatten([...], self._out_spec)
+        if (!convert(*v, value))
+            return false;
+    }
+    Node out;
+    out.name = "output";
+    out.op = NodeOp::Output;
+    out.args.push_back(std::move(value));
+    m_returned = true;
+    return define(std::move(out), m_tokens[begin - 1].offset, false);
+}
+
+bool ForwardBuilder::pytreeFlatten(const Expr& targets, const Expr& value)
+{
+    if (value.kind != Expr::Kind::Call || !endsWith(dottedName(value.kids[0]).value_or(""), "tree_flatten_spec")) {
+        skipLine(value.begin, "cannot read the destructuring assignment (expected fx_pytree.tree_flatten_spec(...))");
+        return false;
+    }
+    for (const Expr& t : targets.kids) {
+        if (t.kind != Expr::Kind::Name) {
+            skipLine(t.begin, "cannot read the destructuring assignment (expected names)");
+            return false;
+        }
+    }
+    // The forward's own arguments (`primals`, `tangents`) are pytrees, not graph inputs.
+    if (value.positionalCount() >= 1) {
+        std::vector<std::string> sources;
+        collectNameExprs(value.kids[1], sources);
+        removePlaceholders({ sources.begin(), sources.end() });
+    }
+    for (const Expr& t : targets.kids) {
+        if (t.text == "self")
+            continue;
+        AnnotationSource annotation;
+        std::string descriptor;
+        auto it = m_pendingAnnotations.find(t.text);
+        if (it != m_pendingAnnotations.end()) {
+            annotation = it->second.first;
+            descriptor = it->second.second;
+        }
+        addPlaceholder(t.text, t.begin, annotation, descriptor);
+        if (m_error)
+            return false;
+    }
+    return true;
+}
+
+bool ForwardBuilder::convertArgs(const std::vector<const Expr*>& exprs, std::vector<Arg>& out)
+{
+    for (const Expr* e : exprs) {
+        Arg a;
+        if (!convert(*e, a))
+            return false;
+        out.push_back(std::move(a));
+    }
+    return true;
+}
+
+bool ForwardBuilder::convert(const Expr& e, Arg& out)
+{
+    ArgConversion conv;
+    out = exprToArg(
+        e, [this](const std::string& name) { return isNode(name); }, conv);
+    if (!conv.unknownNames.empty()) {
+        fail(conv.unknownOffsets[0], undefinedMessage(conv.unknownNames[0]));
+        return false;
+    }
+    if (!conv.opaqueRefs.empty())
+        warn(e.begin,
+            "the use of '" + conv.opaqueRefs[0] + "'"
+                + (conv.opaqueRefs.size() > 1 ? " (and " + std::to_string(conv.opaqueRefs.size() - 1) + " more)" : "")
+                + " inside '" + shortText(exprText(e)) + "' is kept as text; the graph does not count it as a use");
+    // Aliased inputs are referred to by their node name.
+    struct Canon {
+        const ForwardBuilder& b;
+        void operator()(Arg& a, int depth) const
+        {
+            if (a.kind == Arg::Kind::NodeRef) {
+                auto it = b.m_names.find(a.s);
+                if (it != b.m_names.end())
+                    a.s = b.m_graph.nodes[size_t(it->second)].name;
+            } else if (a.kind == Arg::Kind::List && depth < kMaxNesting + 8) {
+                for (Arg& item : a.items)
+                    (*this)(item, depth + 1);
+            }
+        }
+    };
+    Canon { *this }(out, 0);
+    return true;
+}
+
+Result<Graph> ForwardBuilder::finish()
+{
+    if (m_error)
+        return *m_error;
+    if (!m_returned) {
+        if (!m_pass)
+            return m_sink.error(m_lastPosition,
+                "the forward of '" + m_graph.id + "' ends without a return statement"
+                    + (m_lastProblemLine ? " (line " + std::to_string(m_lastProblemLine)
+                                + " could not be read; is the text truncated?)"
+                                         : std::string()));
+        // A `pass` body: FX prints it for a graph without an output node; the IR needs one.
+        Node out;
+        out.name = "output";
+        out.op = NodeOp::Output;
+        out.args.emplace_back();
+        if (!define(std::move(out), 0, false))
+            return *m_error;
+    }
+    const auto users = usersByName(m_graph, m_names);
+    for (size_t i = 0; i < m_graph.nodes.size(); ++i) {
+        Node& n = m_graph.nodes[i];
+        if (m_annotated[i] || !n.outputs.empty()
+            || (n.op != NodeOp::CallFunction && n.op != NodeOp::CallMethod && n.op != NodeOp::CallModule))
+            continue;
+        n.outputs = synthesizedOutputs(m_graph, int(i), users);
+    }
+    auto done = m_graph.finalize();
+    if (!done)
+        return makeError(done.error().code, "graph '" + m_graph.id + "': " + done.error().message, m_sink.path());
+    return std::move(m_graph);
+}
+
+} // namespace engine::readers::detail

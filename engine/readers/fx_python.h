@@ -1,0 +1,159 @@
+#pragma once
+/// The Python subset FX's code printer emits, for the FX readers and writer (internal): tokens,
+/// logical lines (Python's implicit joining inside brackets), expressions and their canonical text.
+/// Every loop is bounded by the input and every recursion by kMaxNesting, so hostile input can
+/// neither hang nor overflow the stack.
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace engine::readers::detail {
+
+constexpr int kMaxNesting = 200; ///< brackets, operators and annotation wrappers
+constexpr size_t kMaxLogicalLineBytes = size_t(4) << 20; ///< a longer statement is skipped
+constexpr size_t kMaxTokensPerLine = size_t(1) << 20;
+
+struct Token {
+    enum class Kind { Name, Int, Float, String, Op, Comment };
+    Kind kind = Kind::Op;
+    size_t offset = 0; ///< in the whole text
+    std::string_view text; ///< the source spelling (a view into the text being read)
+    std::string value; ///< String: the decoded value; Comment: the text after '#', trimmed
+    uint64_t u = 0; ///< Int: the value (larger integers are Float)
+    double f = 0.0; ///< Float
+    bool percent = false; ///< Name written `%name` (the graph dump's node references)
+};
+
+/// One statement as the printer lays it out: a physical line, or several joined by open brackets.
+struct LogicalLine {
+    enum class Kind { Blank, Comment, Class, Code };
+    Kind kind = Kind::Blank;
+    size_t begin = 0; ///< offset of the first non-blank character (Blank: of the line)
+    size_t end = 0; ///< offset just past the last character, newline excluded
+    int line = 1; ///< physical line of `begin`
+    size_t lineStart = 0; ///< offset where that physical line starts
+    int lastLine = 1; ///< physical line of `end`
+    int indent = 0; ///< leading whitespace characters of the first physical line
+    std::vector<Token> tokens; ///< Code: the tokens, comments included
+    std::string problem; ///< non-empty: the line could not be tokenized (tokens are incomplete)
+    size_t problemOffset = 0;
+};
+
+/// Splits text into logical lines. A line that starts with `class ` is a Class line on its own
+/// (class names such as `<lambda>` are not Python). Inside brackets a following physical line
+/// continues the statement only if it is indented deeper than the statement's first line or starts
+/// with a closing bracket, so one unclosed bracket cannot swallow the rest of a file.
+class LineScanner {
+public:
+    explicit LineScanner(std::string_view text, bool percentNames = false);
+    bool next(LogicalLine& out); ///< false at the end of the text
+
+private:
+    void scanCode(LogicalLine& out);
+    bool scanString(LogicalLine& out, size_t& pos, bool store, char quote, size_t start);
+    void scanNumber(LogicalLine& out, size_t& pos, bool store);
+    bool continuationAllowed(size_t nextLineStart, int indent) const;
+
+    std::string_view m_text;
+    bool m_percentNames;
+    size_t m_pos = 0;
+    int m_line = 1;
+};
+
+struct Position {
+    int line = 1;
+    int column = 1;
+};
+/// Line and column (1-based) of `offset`, counting from a known line start at or before it.
+Position locate(std::string_view text, int line, size_t lineStart, size_t offset);
+
+/// An expression as FX prints it in a statement's right-hand side or an argument.
+struct Expr {
+    enum class Kind { Name, Int, Float, Str, Attr, Call, Subscript, Tuple, List, Dict, Unary, Binary, Slice, Ellipsis };
+    Kind kind = Kind::Name;
+    std::string text; ///< Name and Attr: identifier; Str: value; Unary/Binary: operator; Float: spelling
+    uint64_t u = 0; ///< Int
+    double f = 0.0; ///< Float
+    bool percent = false; ///< Name written `%name`
+    size_t begin = 0; ///< source span, offsets in the whole text
+    size_t end = 0;
+    int depth = 1; ///< height of the tree, bounded by kMaxNesting
+    /// Attr: [object]; Call: [callee, positional..., keyword values...]; Subscript: [object, index];
+    /// Tuple, List: items; Dict: [key, value, key, value, ...]; Unary: [operand]; Binary: [left, right];
+    /// Slice: [lower, upper, step] (missing parts are the Name None).
+    std::vector<Expr> kids;
+    std::vector<std::string> keywords; ///< Call: names of the trailing keyword arguments
+
+    size_t positionalCount() const { return kids.size() - 1 - keywords.size(); } ///< Call only
+};
+
+/// Recursive-descent parser over the tokens [begin, end) of one logical line (comments skipped).
+class ExprParser {
+public:
+    ExprParser(const std::vector<Token>& tokens, size_t begin, size_t end);
+
+    /// One expression (no top-level tuple without parentheses).
+    std::optional<Expr> expression();
+    /// `a, b, c` (a Tuple when there is a top-level comma, trailing comma allowed) or one expression.
+    std::optional<Expr> expressionList();
+
+    bool atEnd() const { return m_pos >= m_end; }
+    const Token* peek() const { return atEnd() ? nullptr : &m_tokens[m_pos]; }
+    bool isOp(std::string_view op) const;
+    bool isName(std::string_view name) const;
+    bool acceptOp(std::string_view op);
+    size_t position() const { return m_pos; }
+    /// Offset in the text of the current token (or of the end of the last one).
+    size_t offset() const;
+
+    bool failed() const { return !m_error.empty(); }
+    const std::string& error() const { return m_error; }
+    size_t errorOffset() const { return m_errorOffset; }
+    void fail(const std::string& message);
+
+private:
+    std::optional<Expr> expressionAt(int depth);
+    std::optional<Expr> binary(int level, int depth);
+    std::optional<Expr> unary(int depth);
+    std::optional<Expr> power(int depth);
+    std::optional<Expr> primary(int depth);
+    std::optional<Expr> atom(int depth);
+    std::optional<Expr> sequence(std::string_view close, Expr::Kind kind, int depth);
+    std::optional<Expr> dict(int depth);
+    std::optional<Expr> subscript(int depth);
+    bool callArguments(Expr& call, int depth);
+    bool checkDepth(Expr& e);
+    void skipComments();
+
+    const std::vector<Token>& m_tokens;
+    size_t m_pos;
+    size_t m_end;
+    std::string m_error;
+    size_t m_errorOffset = 0;
+};
+
+/// Canonical Python text of an expression: what FX's repr() prints for the constant it stands for
+/// (`torch.float32`, `device(type='cuda', index=0)`, `slice(None, 2, None)`). Reading the text back
+/// gives the same text.
+std::string exprText(const Expr& e);
+/// Python's repr() of a string ('text', or "it's" when only double quotes avoid escapes);
+/// `quote` forces the quote character.
+std::string pyQuote(std::string_view s, char quote = 0);
+/// Python's repr() of a float: 1.0, 1e-05, inf, -inf, nan.
+std::string pyFloat(double v);
+/// The dotted name an expression spells (`torch.ops.aten.add.Tensor`), if it is a chain of names.
+std::optional<std::string> dottedName(const Expr& e);
+bool isIdentifier(std::string_view s);
+
+/// FX's operator sugar: "+" <-> "add", "//" <-> "floordiv", "[]"... Empty when there is none.
+std::string binaryOperatorName(std::string_view symbol);
+std::string binaryOperatorSymbol(std::string_view name);
+std::string unaryOperatorName(std::string_view symbol);
+std::string unaryOperatorSymbol(std::string_view name);
+std::string inplaceOperatorName(std::string_view symbol); ///< "+=" -> "iadd"
+std::string inplaceOperatorSymbol(std::string_view name); ///< "iadd" -> "+="
+
+} // namespace engine::readers::detail

@@ -1,0 +1,46 @@
+#include "gui/cli/cli_util.h"
+
+#include <cstdlib>
+#include <ostream>
+
+namespace gui::cli {
+
+bool parseSetting(const std::string& text, std::vector<std::pair<std::string, engine::PyValue>>& into,
+    std::ostream& err, const char* command)
+{
+    const auto eq = text.find('=');
+    if (eq == std::string::npos || eq == 0) {
+        err << command << ": --set expects NAME=VALUE, got '" << text << "'\n";
+        return false;
+    }
+    auto value = engine::parsePyLiteral(text.substr(eq + 1));
+    if (!value) {
+        err << command << ": --set " << text << ": " << value.error().toString() << "\n";
+        return false;
+    }
+    into.emplace_back(text.substr(0, eq), value.value());
+    return true;
+}
+
+bool parseSymbols(const std::string& text, engine::SymbolValues& into, std::ostream& err, const char* command)
+{
+    size_t start = 0;
+    while (start <= text.size()) {
+        const size_t comma = text.find(',', start);
+        const std::string item = text.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+        const auto eq = item.find('=');
+        char* end = nullptr;
+        const long long v = eq == std::string::npos ? 0 : std::strtoll(item.c_str() + eq + 1, &end, 10);
+        if (eq == std::string::npos || eq == 0 || !end || *end || end == item.c_str() + eq + 1 || v < 0) {
+            err << command << ": --symbols expects NAME=N[,NAME=N...] with N >= 0, got '" << text << "'\n";
+            return false;
+        }
+        into[item.substr(0, eq)] = v;
+        if (comma == std::string::npos)
+            break;
+        start = comma + 1;
+    }
+    return true;
+}
+
+} // namespace gui::cli

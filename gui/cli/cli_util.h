@@ -1,0 +1,19 @@
+#pragma once
+/// Option parsing shared by the headless subcommands.
+#include "engine/core/py_value.h"
+#include "engine/graph/sym_expr.h"
+
+#include <iosfwd>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace gui::cli {
+
+/// `NAME=VALUE` of `--set`, the value read as a Python literal; false (with a message) if malformed.
+bool parseSetting(const std::string& text, std::vector<std::pair<std::string, engine::PyValue>>& into,
+    std::ostream& err, const char* command);
+/// `s0=4,s1=128` of `--symbols`; false (with a message) if malformed.
+bool parseSymbols(const std::string& text, engine::SymbolValues& into, std::ostream& err, const char* command);
+
+} // namespace gui::cli

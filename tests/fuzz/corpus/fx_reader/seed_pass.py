@@ -1,0 +1,3 @@
+class Empty(torch.nn.Module):
+    def forward(self):
+        pass
