@@ -269,8 +269,7 @@ Result<void> resolve(const Graph& g, const std::map<std::string, int>& index, in
             "node '" + user + "' uses '" + a.s + "', which is defined "
                 + (it->second == self ? "by the node itself" : "after it") + "; nodes may only use earlier nodes");
     a.node = it->second;
-    if (std::find(uses.begin(), uses.end(), it->second) == uses.end())
-        uses.push_back(it->second);
+    uses.push_back(it->second); // duplicates are removed once per node, in finalize()
     return {};
 }
 
@@ -320,7 +319,10 @@ Result<void> Graph::finalize()
             if (!r)
                 return r;
         }
+        // Sorting rather than searching on every reference keeps a node with many arguments linear-ish.
         // `i` grows, so each users list stays in node order and a node is added at most once.
+        std::sort(uses.begin(), uses.end());
+        uses.erase(std::unique(uses.begin(), uses.end()), uses.end());
         for (int u : uses)
             nodes[size_t(u)].users.push_back(int(i));
     }

@@ -381,8 +381,10 @@ Result<void> Reinplacer::run()
                     refused = "Node[" + name + "] has self_has_wrong_metadata, skip reinplace";
                     break;
                 }
+                // A copy: C++17 lambdas cannot capture structured bindings (clang rejects it).
+                const std::string selfName = self;
                 const auto repeats = std::count_if(n.args.begin(), n.args.end(),
-                    [&](const Arg& a) { return a.kind == Arg::Kind::NodeRef && a.s == self; });
+                    [&selfName](const Arg& a) { return a.kind == Arg::Kind::NodeRef && a.s == selfName; });
                 if (repeats > 1) {
                     refused = "Node[" + name + "] has repeated self argument, skip reinplace";
                     break;
