@@ -4,7 +4,12 @@
 # Installs the dependencies, builds build/bench/aclgi_bench (main build, RelWithDebInfo) and runs
 # it. Results are printed and also written as Google Benchmark JSON to build/bench-results.json.
 # Extra arguments go to the benchmark binary, e.g.
-#   scripts/bench.sh --benchmark_filter=Allocator --benchmark_repetitions=5
+#   scripts/bench.sh --benchmark_filter=ReadFx --benchmark_repetitions=5
+# Then it prints the baselines measured in the same run: the simulator benchmarks against
+# BM_Decode32_Eager_Baseline, and BM_ReadFxCode_Decoder80 against Python's ast.parse of the very file
+# the benchmark read (written to build/bench-fx-decoder80.py; scripts/bench_fx_read.py).
+# Environment: ACLGI_BUILD_DIR (default build) builds and runs in another build dir;
+# ACLGI_BENCH_PY_REPEAT (default 20) is the number of timed ast.parse runs.
 # Not part of scripts/run-tests.sh (which only checks that the benchmarks build): timings on a
 # shared CI machine mean little.
 set -euo pipefail
@@ -13,15 +18,18 @@ root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$root"
 
 scripts/install-deps.sh
-ACLGI_TARGETS=aclgi_bench scripts/build.sh build
+build_dir=${ACLGI_BUILD_DIR:-build}
+ACLGI_TARGETS=aclgi_bench scripts/build.sh "$build_dir"
 
-bench=build/bench/aclgi_bench
+bench=$build_dir/bench/aclgi_bench
 if [[ ! -x "$bench" ]]; then
     echo "bench.sh: $bench was not built (no bench/*.cpp yet?)" >&2
     exit 1
 fi
-out=build/bench-results.json
-"$bench" --benchmark_out="$out" --benchmark_out_format=json "$@"
+out=$build_dir/bench-results.json
+fx_file=$build_dir/bench-fx-decoder80.py # the readable FX code BM_ReadFx* read, for the Python baseline
+rm -f "$fx_file"
+ACLGI_BENCH_FX_OUT="$fx_file" "$bench" --benchmark_out="$out" --benchmark_out_format=json "$@"
 echo "bench.sh: JSON results in $out"
 
 # Speed is reported as a ratio against a baseline measured in the same run, never asserted: the
@@ -62,3 +70,7 @@ for n in order:
     ratio = f"{mean[n] / base:.2f}x" if base else "n/a (baseline not run)"
     print(f"{n:<32} {mean[n]:>12.0f} {ratio:>32}")
 PY
+
+# BM_ReadFxCode_Decoder80 against Python's ast.parse of the same file, timed now (nothing printed
+# when the filter left the benchmark out).
+python3 scripts/bench_fx_read.py "$out" "$fx_file" || echo "bench.sh: could not compare $out with ast.parse" >&2

@@ -2,6 +2,7 @@
 
 #include <cctype>
 #include <cerrno>
+#include <charconv>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -59,85 +60,6 @@ PyValue PyValue::tuple(std::vector<PyValue> v)
 
 namespace {
 
-/// Python's float repr ('r' format): the shortest digit string that reads back to the same double,
-/// positional when the decimal exponent is in [-4, 16), scientific otherwise, and always showing a
-/// fractional part in positional form ("1.0"). Messages quote values this way, so it must match.
-std::string floatRepr(double v)
-{
-    if (std::isnan(v))
-        return "nan";
-    if (std::isinf(v))
-        return v < 0 ? "-inf" : "inf";
-
-    // Shortest precision that round-trips; "%.*e" gives the digits and the exponent separately.
-    char buf[64];
-    for (int precision = 0; precision <= 17; ++precision) {
-        std::snprintf(buf, sizeof buf, "%.*e", precision, v);
-        if (std::strtod(buf, nullptr) == v)
-            break;
-    }
-    std::string sci = buf;
-    const bool negative = sci[0] == '-';
-    if (negative)
-        sci.erase(0, 1);
-    const size_t ePos = sci.find('e');
-    const int exponent = std::atoi(sci.c_str() + ePos + 1);
-    std::string digits;
-    for (size_t k = 0; k < ePos; ++k) {
-        if (sci[k] != '.')
-            digits += sci[k];
-    }
-    while (digits.size() > 1 && digits.back() == '0')
-        digits.pop_back();
-
-    // decpt as CPython's format_float_short counts it: value = 0.DIGITS * 10^decpt.
-    const int decpt = exponent + 1;
-    std::string out;
-    if (decpt <= -4 || decpt > 16) {
-        out = digits.substr(0, 1);
-        if (digits.size() > 1)
-            out += "." + digits.substr(1);
-        char expBuf[16];
-        std::snprintf(expBuf, sizeof expBuf, "e%c%02d", exponent < 0 ? '-' : '+', std::abs(exponent));
-        out += expBuf;
-    } else if (decpt <= 0) {
-        out = "0." + std::string(static_cast<size_t>(-decpt), '0') + digits;
-    } else if (static_cast<size_t>(decpt) >= digits.size()) {
-        out = digits + std::string(static_cast<size_t>(decpt) - digits.size(), '0') + ".0";
-    } else {
-        out = digits.substr(0, static_cast<size_t>(decpt)) + "." + digits.substr(static_cast<size_t>(decpt));
-    }
-    return negative ? "-" + out : out;
-}
-
-/// Python's str repr: single quotes unless the text holds a single quote and no double quote.
-std::string strRepr(const std::string& s)
-{
-    const bool useDouble = s.find('\'') != std::string::npos && s.find('"') == std::string::npos;
-    const char quote = useDouble ? '"' : '\'';
-    std::string out(1, quote);
-    for (unsigned char c : s) {
-        if (c == '\\')
-            out += "\\\\";
-        else if (c == quote)
-            out += std::string("\\") + static_cast<char>(c);
-        else if (c == '\n')
-            out += "\\n";
-        else if (c == '\r')
-            out += "\\r";
-        else if (c == '\t')
-            out += "\\t";
-        else if (c < 0x20 || c == 0x7f) {
-            char hex[8];
-            std::snprintf(hex, sizeof hex, "\\x%02x", c);
-            out += hex;
-        } else
-            out += static_cast<char>(c); // UTF-8 bytes pass through, as Python prints printable non-ASCII
-    }
-    out += quote;
-    return out;
-}
-
 bool isNumeric(const PyValue& v)
 {
     return v.kind == PyValue::Kind::Bool || v.kind == PyValue::Kind::Int || v.kind == PyValue::Kind::Float;
@@ -155,9 +77,9 @@ std::string PyValue::repr() const
     case Kind::Int:
         return std::to_string(i);
     case Kind::Float:
-        return floatRepr(f);
+        return pyFloatRepr(f);
     case Kind::Str:
-        return strRepr(s);
+        return pyStrRepr(s);
     case Kind::List:
     case Kind::Tuple: {
         std::string out = kind == Kind::List ? "[" : "(";
@@ -460,6 +382,71 @@ private:
 Result<PyValue> parsePyLiteral(const std::string& text)
 {
     return LiteralParser(text).parseTopLevel();
+}
+
+std::string pyStrRepr(std::string_view s, char quote)
+{
+    if (quote == 0)
+        quote = s.find('\'') != std::string_view::npos && s.find('"') == std::string_view::npos ? '"' : '\'';
+    std::string out(1, quote);
+    for (char c : s) {
+        auto u = static_cast<unsigned char>(c);
+        if (c == '\\' || c == quote) {
+            out += '\\';
+            out += c;
+        } else if (c == '\n') {
+            out += "\\n";
+        } else if (c == '\r') {
+            out += "\\r";
+        } else if (c == '\t') {
+            out += "\\t";
+        } else if (u < 0x20 || u == 0x7F) {
+            char hex[8];
+            std::snprintf(hex, sizeof hex, "\\x%02x", u);
+            out += hex;
+        } else {
+            out += c;
+        }
+    }
+    out += quote;
+    return out;
+}
+
+std::string pyFloatRepr(double v)
+{
+    if (std::isnan(v))
+        return "nan";
+    if (std::isinf(v))
+        return v < 0 ? "-inf" : "inf";
+    // Shortest round-trip digits, laid out as Python's repr() does: positional for exponents in
+    // [-4, 16), scientific with a two-digit exponent otherwise.
+    char buf[64];
+    auto r = std::to_chars(buf, buf + sizeof buf, v, std::chars_format::scientific);
+    std::string sci(buf, r.ptr);
+    const size_t e = sci.find('e');
+    const bool negative = sci[0] == '-';
+    std::string digits;
+    for (size_t i = negative ? 1 : 0; i < e; ++i)
+        if (sci[i] != '.')
+            digits += sci[i];
+    const int exponent = std::atoi(sci.c_str() + e + 1);
+    std::string out = negative ? "-" : "";
+    if (exponent >= -4 && exponent < 16) {
+        if (exponent < 0) {
+            out += "0." + std::string(size_t(-exponent - 1), '0') + digits;
+        } else if (size_t(exponent) + 1 >= digits.size()) {
+            out += digits + std::string(size_t(exponent) + 1 - digits.size(), '0') + ".0";
+        } else {
+            out += digits.substr(0, size_t(exponent) + 1) + "." + digits.substr(size_t(exponent) + 1);
+        }
+        return out;
+    }
+    out += digits.substr(0, 1);
+    if (digits.size() > 1)
+        out += "." + digits.substr(1);
+    char exp[16];
+    std::snprintf(exp, sizeof exp, "e%c%02d", exponent < 0 ? '-' : '+', exponent < 0 ? -exponent : exponent);
+    return out + exp;
 }
 
 } // namespace engine

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace engine {
@@ -44,5 +45,14 @@ struct PyValue {
 /// Parses a value as a user types it after `--set NAME=`: True/False/true/false, None/null, integers,
 /// floats, quoted or bare strings, [a, b] lists and (a, b) tuples.
 Result<PyValue> parsePyLiteral(const std::string& text);
+
+/// Python's repr() of a str: single quotes unless the text holds one and no double quote (`quote`
+/// forces one), backslash escapes for the quote, backslash, \n \r \t and other control bytes;
+/// other bytes (UTF-8 included) pass through, as Python prints printable characters.
+std::string pyStrRepr(std::string_view s, char quote = 0);
+/// Python's repr() of a float: the shortest digits that read back to the same double, positional
+/// for decimal exponents in [-4, 16) (always with a fractional part: "1.0"), scientific with a
+/// two-digit exponent otherwise ("1e-05", "1e+16"); "inf", "-inf", "nan".
+std::string pyFloatRepr(double v);
 
 } // namespace engine

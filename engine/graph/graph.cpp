@@ -367,6 +367,8 @@ std::vector<std::string> Graph::mutatedInputs() const
 {
     // TorchAir's _find_mutated_user_inputs looks at args[0] itself, not through views: a copy_ into
     // a view of an input does not make the input "mutated" (§2.1 step 3).
+    if (recordedMutatedInputs)
+        return *recordedMutatedInputs;
     std::set<int> mutated;
     for (const Node& n : nodes) {
         if ((n.op != NodeOp::CallFunction && n.op != NodeOp::CallMethod) || n.args.empty())

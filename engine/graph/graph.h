@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -90,6 +91,10 @@ struct Graph {
     std::string comment;
     bool dynamic = false; ///< compiled with dynamic=True (symbolic sizes allowed)
     std::vector<Node> nodes;
+    /// TorchAir's own `mutated_user_inputs`, when a reader found them recorded (the generated
+    /// module's AclGraphCacheInfo, computed on the graph before the passes): mutatedInputs() then
+    /// returns these instead of deriving them from this graph.
+    std::optional<std::vector<std::string>> recordedMutatedInputs;
 
     /// Resolves NodeRef names to indices, computes users, and checks the shape of the graph:
     /// unique names, placeholders first, exactly one output node, references to earlier nodes only.
@@ -99,7 +104,7 @@ struct Graph {
     int outputNode() const;
     /// Placeholder names TorchAir treats as mutated (reference §2.1 step 3): those appearing as
     /// args[0] of a node whose op name ends with `_` (copy_, add_, index_put_, ...), or as a mutated
-    /// argument of a known multi-inplace op.
+    /// argument of a known multi-inplace op. `recordedMutatedInputs` wins when set.
     std::vector<std::string> mutatedInputs() const;
 
 private:

@@ -192,4 +192,16 @@ OpInfo classifyOp(const std::string& target)
     return info;
 }
 
+std::string canonicalTarget(const std::string& target)
+{
+    std::string t = target.rfind("torch.ops.", 0) == 0 ? target.substr(10) : target;
+    const size_t first = t.find('.');
+    if (first != std::string::npos && t.find('.', first + 1) == std::string::npos) {
+        const std::string ns = t.substr(0, first);
+        if (ns == "aten" || ns == "prims" || ns == "npu" || ns == "air")
+            t += ".default";
+    }
+    return t;
+}
+
 } // namespace engine

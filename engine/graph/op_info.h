@@ -25,4 +25,9 @@ struct OpInfo {
 /// "operator.getitem", "npu.npu_fused_infer_attention_score.default", a method name "view").
 OpInfo classifyOp(const std::string& target);
 
+/// The target without a leading "torch.ops." and with ".default" added to a two-part
+/// aten/prims/npu/air name (FX prints the packet for its default overload): the one spelling the
+/// passes' schema table and the graph diff compare by. "torch.ops.aten.mm" -> "aten.mm.default".
+std::string canonicalTarget(const std::string& target);
+
 } // namespace engine

@@ -301,19 +301,6 @@ const SchemaArg* OpSchema::arg(const std::string& name) const
     return nullptr;
 }
 
-std::string canonicalTarget(const std::string& target)
-{
-    std::string t = startsWith(target, "torch.ops.") ? target.substr(10) : target;
-    // "aten.mm" (packet only) means its default overload, as FX prints the packet for it.
-    const size_t first = t.find('.');
-    if (first != std::string::npos && t.find('.', first + 1) == std::string::npos) {
-        const std::string ns = t.substr(0, first);
-        if (ns == "aten" || ns == "prims" || ns == "npu" || ns == "air")
-            t += ".default";
-    }
-    return t;
-}
-
 const OpSchema* findSchema(const std::string& target)
 {
     auto it = table().find(canonicalTarget(target));

@@ -8,6 +8,7 @@
 /// It holds the common aten/prims/npu ops that appear in LLM graphs — not the full registry. An op
 /// that is not in the table is treated conservatively by every pass: never rewritten, never removed,
 /// and the report says so.
+#include "engine/graph/op_info.h"
 #include <optional>
 #include <string>
 #include <vector>
@@ -34,9 +35,8 @@ struct OpSchema {
     const SchemaArg* arg(const std::string& name) const;
 };
 
-/// The target without a leading "torch.ops." and with ".default" added to a two-part aten/npu name,
-/// the spelling the table uses: "torch.ops.aten.mm" -> "aten.mm.default".
-std::string canonicalTarget(const std::string& target);
+/// The table is keyed by engine::canonicalTarget (graph/op_info.h).
+using engine::canonicalTarget;
 /// The schema of a canonical target, or nullptr when the table does not know it.
 const OpSchema* findSchema(const std::string& target);
 

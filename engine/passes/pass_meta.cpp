@@ -1,4 +1,5 @@
-// Size arithmetic on (possibly symbolic) tensor metadata, and the debug_compare_fx_graphs summary.
+// Size arithmetic on (possibly symbolic) tensor metadata. (The debug_compare_fx_graphs summary is
+// engine/graph/graph_diff.h's compareText, shared with the TORCH_COMPILE_DEBUG stage diffs.)
 #include "engine/passes/pass_util.h"
 
 #include <algorithm>
@@ -223,120 +224,6 @@ bool mayOverlap(const TensorMeta& a, const TensorMeta& b)
         return !rx || !ry || rx->second < ry->first || ry->second < rx->first;
     });
     return !disjoint;
-}
-
-namespace {
-
-// _pretty_print_target: the placeholder's name, "output", "torch.ops.aten.add.Tensor", "operator.getitem".
-std::string prettyTarget(const Node& n)
-{
-    if (n.op == NodeOp::Placeholder)
-        return n.name;
-    if (n.op == NodeOp::Output)
-        return "output";
-    if (isOpOverload(n))
-        return "torch.ops." + targetOf(n);
-    return targetOf(n);
-}
-
-const char* opName(NodeOp op)
-{
-    switch (op) {
-    case NodeOp::Placeholder:
-        return "placeholder";
-    case NodeOp::CallFunction:
-        return "call_function";
-    case NodeOp::CallMethod:
-        return "call_method";
-    case NodeOp::GetAttr:
-        return "get_attr";
-    case NodeOp::Output:
-        return "output";
-    default:
-        return "call_module";
-    }
-}
-
-// _tabulate(_merge_diff_list(before, after), headers): a "total" row, then one row per key. Python
-// walks a set of keys (no fixed order); here they are sorted so that the text is reproducible.
-std::string tabulate(const std::map<std::string, int>& before, const std::map<std::string, int>& after)
-{
-    std::vector<std::vector<std::string>> rows = { { "name", "cnt(before)", "cnt(after)", "diff" } };
-    int sumBefore = 0, sumAfter = 0;
-    for (const auto& [k, v] : before)
-        sumBefore += v;
-    for (const auto& [k, v] : after)
-        sumAfter += v;
-    rows.push_back(
-        { "total", std::to_string(sumBefore), std::to_string(sumAfter), std::to_string(sumAfter - sumBefore) });
-    std::set<std::string> keys;
-    for (const auto& [k, v] : before)
-        keys.insert(k);
-    for (const auto& [k, v] : after)
-        keys.insert(k);
-    for (const std::string& k : keys) {
-        const int b = before.count(k) ? before.at(k) : 0;
-        const int a = after.count(k) ? after.at(k) : 0;
-        rows.push_back({ k, std::to_string(b), std::to_string(a), std::to_string(a - b) });
-    }
-    std::vector<size_t> widths(4, 2);
-    for (const auto& row : rows)
-        for (size_t i = 0; i < 4; ++i)
-            widths[i] = std::max(widths[i], row[i].size());
-    auto line = [&](const std::vector<std::string>& cells) {
-        std::string s = "    ";
-        for (size_t i = 0; i < 4; ++i) {
-            const std::string pad(widths[i] - cells[i].size(), ' ');
-            s += (i ? "  " : "") + (i == 0 ? cells[i] + pad : pad + cells[i]);
-        }
-        return s;
-    };
-    std::string out = line(rows[0]) + "\n";
-    std::vector<std::string> dashes;
-    for (size_t w : widths)
-        dashes.push_back(std::string(w, '-'));
-    out += line(dashes);
-    for (size_t r = 1; r < rows.size(); ++r)
-        out += "\n" + line(rows[r]);
-    return out;
-}
-
-std::string pyStrList(const std::vector<std::string>& names)
-{
-    std::string s = "[";
-    for (size_t i = 0; i < names.size(); ++i)
-        s += (i ? ", '" : "'") + names[i] + "'";
-    return s + "]";
-}
-
-} // namespace
-
-std::string compareSummary(const std::string& passName, const Graph& before, const Graph& after)
-{
-    std::map<std::string, int> opsBefore, opsAfter, targetsBefore, targetsAfter;
-    std::set<std::string> namesBefore, namesAfter;
-    for (const Node& n : before.nodes) {
-        ++opsBefore[opName(n.op)];
-        ++targetsBefore[prettyTarget(n)];
-        namesBefore.insert(n.name);
-    }
-    for (const Node& n : after.nodes) {
-        ++opsAfter[opName(n.op)];
-        ++targetsAfter[prettyTarget(n)];
-        namesAfter.insert(n.name);
-    }
-    std::vector<std::string> removed, added;
-    for (const Node& n : before.nodes)
-        if (!namesAfter.count(n.name))
-            removed.push_back(n.name);
-    for (const Node& n : after.nodes)
-        if (!namesBefore.count(n.name))
-            added.push_back(n.name);
-    // The "cost <t>s," line is left out, as TorchAir leaves it out when the time is 0: there is no time here.
-    return "After fx graph pass(" + passName + ") optimization:\n    before " + std::to_string(before.nodes.size())
-        + " nodes, after " + std::to_string(after.nodes.size()) + " nodes,\n    removed nodes: " + pyStrList(removed)
-        + ",\n    added nodes: " + pyStrList(added) + ",\n    operations statistics:\n " + tabulate(opsBefore, opsAfter)
-        + "\n\n    targets statistics:\n " + tabulate(targetsBefore, targetsAfter);
 }
 
 } // namespace detail

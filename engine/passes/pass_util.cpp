@@ -1,5 +1,6 @@
 #include "engine/passes/pass_util.h"
 
+#include "engine/graph/graph_diff.h"
 #include "engine/graph/op_info.h"
 
 #include <algorithm>
@@ -418,23 +419,19 @@ Result<PassReport> runPass(Graph& g, const std::string& name, const std::string&
     if (auto ok = g.finalize(); !ok)
         return ok.error();
     report.nodesAfter = int(g.nodes.size());
-    std::set<std::string> beforeNames, afterNames;
-    for (const Node& n : before.nodes)
-        beforeNames.insert(n.name);
+    // One comparison gives both the report's lists and the summary line, so that they cannot disagree.
+    const GraphDiff diff = diffGraphs(before, g);
+    report.removed = diff.removed;
+    report.added = diff.added;
+    std::set<std::string> afterNames;
     for (const Node& n : g.nodes)
         afterNames.insert(n.name);
-    for (const Node& n : before.nodes)
-        if (!afterNames.count(n.name))
-            report.removed.push_back(n.name);
-    for (const Node& n : g.nodes)
-        if (!beforeNames.count(n.name))
-            report.added.push_back(n.name);
     // A node the pass looked at, refused, and then removed anyway (a getitem or scatter made redundant
     // by another rewrite) was not left alone: it is reported as removed only.
     report.skipped.erase(std::remove_if(report.skipped.begin(), report.skipped.end(),
                              [&](const NodeSkip& s) { return !afterNames.count(s.node); }),
         report.skipped.end());
-    report.log.push_back(compareSummary(torchairPassName(name), before, g));
+    report.log.push_back(compareText(torchairPassName(name), diff));
     return report;
 }
 

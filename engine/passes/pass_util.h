@@ -115,10 +115,8 @@ std::vector<SymbolValues> sampleAssignments(const std::set<std::string>& symbols
 // ---- Running a pass ----
 
 /// Runs `body` on `g` unless `enabled` is false, then fills the common fields: node counts,
-/// removed/added names and the debug_compare_fx_graphs summary line.
+/// removed/added names and the debug_compare_fx_graphs summary line (graph/graph_diff.h).
 Result<PassReport> runPass(Graph& g, const std::string& name, const std::string& option, bool enabled,
     const std::function<Result<void>(Graph&, PassReport&)>& body);
-/// The "After fx graph pass(<name>) optimization: ..." text for two versions of a graph.
-std::string compareSummary(const std::string& passName, const Graph& before, const Graph& after);
 
 } // namespace engine::passes::detail

@@ -227,21 +227,13 @@ void ForwardBuilder::statement(const LogicalLine& line)
         return;
     }
     std::vector<std::pair<size_t, size_t>> parts;
-    int depth = 0;
     size_t start = 0;
-    for (size_t i = 0; i < m_tokens.size(); ++i) {
-        const Token& t = m_tokens[i];
-        if (t.kind != Token::Kind::Op)
-            continue;
-        if (t.text == "(" || t.text == "[" || t.text == "{")
-            ++depth;
-        else if ((t.text == ")" || t.text == "]" || t.text == "}") && depth > 0)
-            --depth;
-        else if (t.text == ";" && depth == 0) {
+    forEachTopLevelOp(m_tokens, 0, m_tokens.size(), [&](size_t i, const Token& t) {
+        if (t.text == ";") {
             parts.emplace_back(start, i);
             start = i + 1;
         }
-    }
+    });
     parts.emplace_back(start, m_tokens.size());
     std::optional<Pending> pending;
     for (size_t k = 0; k < parts.size(); ++k) {
@@ -271,20 +263,12 @@ bool ForwardBuilder::part(size_t begin, size_t end, size_t index, std::optional<
     }
     std::vector<size_t> equals;
     size_t augmented = std::string::npos;
-    int depth = 0;
-    for (size_t i = begin; i < end; ++i) {
-        const Token& t = m_tokens[i];
-        if (t.kind != Token::Kind::Op)
-            continue;
-        if (t.text == "(" || t.text == "[" || t.text == "{")
-            ++depth;
-        else if ((t.text == ")" || t.text == "]" || t.text == "}") && depth > 0)
-            --depth;
-        else if (depth == 0 && t.text == "=")
+    forEachTopLevelOp(m_tokens, begin, end, [&](size_t i, const Token& t) {
+        if (t.text == "=")
             equals.push_back(i);
-        else if (depth == 0 && equals.empty() && augmented == std::string::npos && !inplaceOperatorName(t.text).empty())
+        else if (equals.empty() && augmented == std::string::npos && !inplaceOperatorName(t.text).empty())
             augmented = i;
-    }
+    });
     if (augmented != std::string::npos && equals.empty()) {
         // `x += y;  x_1 = x`: operator.iadd, named by the assignment that follows.
         Target target;

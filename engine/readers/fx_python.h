@@ -42,6 +42,24 @@ struct LogicalLine {
     size_t problemOffset = 0;
 };
 
+/// Calls `visit(index, token)` for every operator token in [begin, end) that is outside brackets
+/// (`;` between statements, `=` of an assignment, `+=`), in order.
+template <class Visit> void forEachTopLevelOp(const std::vector<Token>& tokens, size_t begin, size_t end, Visit&& visit)
+{
+    int depth = 0;
+    for (size_t i = begin; i < end && i < tokens.size(); ++i) {
+        const Token& t = tokens[i];
+        if (t.kind != Token::Kind::Op)
+            continue;
+        if (t.text == "(" || t.text == "[" || t.text == "{")
+            ++depth;
+        else if ((t.text == ")" || t.text == "]" || t.text == "}") && depth > 0)
+            --depth;
+        else if (depth == 0)
+            visit(i, t);
+    }
+}
+
 /// Splits text into logical lines. A line that starts with `class ` is a Class line on its own
 /// (class names such as `<lambda>` are not Python). Inside brackets a following physical line
 /// continues the statement only if it is indented deeper than the statement's first line or starts
@@ -72,7 +90,23 @@ Position locate(std::string_view text, int line, size_t lineStart, size_t offset
 
 /// An expression as FX prints it in a statement's right-hand side or an argument.
 struct Expr {
-    enum class Kind { Name, Int, Float, Str, Attr, Call, Subscript, Tuple, List, Dict, Unary, Binary, Slice, Ellipsis };
+    enum class Kind {
+        Name,
+        Int,
+        Float,
+        Str,
+        Attr,
+        Call,
+        Subscript,
+        Tuple,
+        List,
+        Dict,
+        Unary,
+        Binary,
+        Slice,
+        Ellipsis,
+        Set
+    };
     Kind kind = Kind::Name;
     std::string text; ///< Name and Attr: identifier; Str: value; Unary/Binary: operator; Float: spelling
     uint64_t u = 0; ///< Int
@@ -82,7 +116,7 @@ struct Expr {
     size_t end = 0;
     int depth = 1; ///< height of the tree, bounded by kMaxNesting
     /// Attr: [object]; Call: [callee, positional..., keyword values...]; Subscript: [object, index];
-    /// Tuple, List: items; Dict: [key, value, key, value, ...]; Unary: [operand]; Binary: [left, right];
+    /// Tuple, List, Set: items; Dict: [key, value, key, value, ...]; Unary: [operand]; Binary: [left, right];
     /// Slice: [lower, upper, step] (missing parts are the Name None).
     std::vector<Expr> kids;
     std::vector<std::string> keywords; ///< Call: names of the trailing keyword arguments

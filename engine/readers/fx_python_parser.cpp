@@ -7,19 +7,44 @@ namespace engine::readers::detail {
 
 namespace {
 
-// Binary precedence levels, loosest first (Python's order).
-const std::vector<std::vector<std::string_view>>& levels()
+// Binary precedence levels, loosest first (Python's order): 0 comparisons, 1 |, 2 ^, 3 &, 4 shifts,
+// 5 + -, 6 * / // % @. -1: not a binary operator.
+int binaryLevel(std::string_view op)
 {
-    static const std::vector<std::vector<std::string_view>> table = {
-        { "==", "!=", "<", "<=", ">", ">=" },
-        { "|" },
-        { "^" },
-        { "&" },
-        { "<<", ">>" },
-        { "+", "-" },
-        { "*", "/", "//", "%", "@" },
-    };
-    return table;
+    switch (op.size()) {
+    case 1:
+        switch (op[0]) {
+        case '<':
+        case '>':
+            return 0;
+        case '|':
+            return 1;
+        case '^':
+            return 2;
+        case '&':
+            return 3;
+        case '+':
+        case '-':
+            return 5;
+        case '*':
+        case '/':
+        case '%':
+        case '@':
+            return 6;
+        default:
+            return -1;
+        }
+    case 2:
+        if (op == "==" || op == "!=" || op == "<=" || op == ">=")
+            return 0;
+        if (op == "<<" || op == ">>")
+            return 4;
+        if (op == "//")
+            return 6;
+        return -1;
+    default:
+        return -1;
+    }
 }
 
 Expr noneAt(size_t offset)
@@ -129,22 +154,22 @@ std::optional<Expr> ExprParser::expressionList()
     return tuple;
 }
 
+// Precedence climbing: the same left-associative trees as one recursive-descent function per level,
+// without passing every operand up through all seven levels (an Expr move at each).
 std::optional<Expr> ExprParser::binary(int level, int depth)
 {
-    if (level >= int(levels().size()))
-        return unary(depth);
-    auto left = binary(level + 1, depth);
+    auto left = unary(depth);
     while (left && !failed()) {
         const Token* t = peek();
         if (!t || t->kind != Token::Kind::Op)
             break;
-        const auto& ops = levels()[size_t(level)];
-        if (std::find(ops.begin(), ops.end(), t->text) == ops.end())
+        const int opLevel = binaryLevel(t->text);
+        if (opLevel < level)
             break;
         std::string op(t->text);
         ++m_pos;
         skipComments();
-        auto right = binary(level + 1, depth);
+        auto right = binary(opLevel + 1, depth);
         if (!right)
             return std::nullopt;
         Expr node;
@@ -412,6 +437,16 @@ std::optional<Expr> ExprParser::dict(int depth)
         auto key = expressionAt(depth);
         if (!key)
             return std::nullopt;
+        if (d.kind == Expr::Kind::Set || (d.kids.empty() && (isOp(",") || isOp("}")))) {
+            // `{'a', 'b'}`: a set literal (TorchAir prints user_stream_label so).
+            d.kind = Expr::Kind::Set;
+            d.kids.push_back(std::move(*key));
+            if (!isOp("}") && !acceptOp(",")) {
+                fail("expected ',' or '}' in the set");
+                return std::nullopt;
+            }
+            continue;
+        }
         if (!acceptOp(":")) {
             fail("expected ':' in the dict");
             return std::nullopt;

@@ -1,4 +1,5 @@
 // Canonical Python text of expressions and constants, and FX's operator sugar.
+#include "engine/core/py_value.h"
 #include "engine/readers/fx_python.h"
 
 #include <charconv>
@@ -82,6 +83,12 @@ std::string exprText(const Expr& e)
             s += ",";
         return s + (tuple ? ")" : "]");
     }
+    case Expr::Kind::Set: {
+        std::string s = "{";
+        for (size_t i = 0; i < e.kids.size(); ++i)
+            s += (i ? ", " : "") + exprText(e.kids[i]);
+        return s + "}";
+    }
     case Expr::Kind::Dict: {
         std::string s = "{";
         for (size_t i = 0; i + 1 < e.kids.size(); i += 2) {
@@ -105,67 +112,12 @@ std::string exprText(const Expr& e)
 
 std::string pyQuote(std::string_view s, char quote)
 {
-    if (quote == 0)
-        quote = s.find('\'') != std::string_view::npos && s.find('"') == std::string_view::npos ? '"' : '\'';
-    std::string out(1, quote);
-    for (char c : s) {
-        auto u = static_cast<unsigned char>(c);
-        if (c == '\\' || c == quote) {
-            out += '\\';
-            out += c;
-        } else if (c == '\n') {
-            out += "\\n";
-        } else if (c == '\r') {
-            out += "\\r";
-        } else if (c == '\t') {
-            out += "\\t";
-        } else if (u < 0x20 || u == 0x7F) {
-            char hex[8];
-            std::snprintf(hex, sizeof hex, "\\x%02x", u);
-            out += hex;
-        } else {
-            out += c;
-        }
-    }
-    out += quote;
-    return out;
+    return pyStrRepr(s, quote);
 }
 
 std::string pyFloat(double v)
 {
-    if (std::isnan(v))
-        return "nan";
-    if (std::isinf(v))
-        return v < 0 ? "-inf" : "inf";
-    // Shortest round-trip digits, laid out as Python's repr() does: positional for exponents in
-    // [-4, 16), scientific with a two-digit exponent otherwise.
-    char buf[64];
-    auto r = std::to_chars(buf, buf + sizeof buf, v, std::chars_format::scientific);
-    std::string sci(buf, r.ptr);
-    const size_t e = sci.find('e');
-    const bool negative = sci[0] == '-';
-    std::string digits;
-    for (size_t i = negative ? 1 : 0; i < e; ++i)
-        if (sci[i] != '.')
-            digits += sci[i];
-    const int exponent = std::atoi(sci.c_str() + e + 1);
-    std::string out = negative ? "-" : "";
-    if (exponent >= -4 && exponent < 16) {
-        if (exponent < 0) {
-            out += "0." + std::string(size_t(-exponent - 1), '0') + digits;
-        } else if (size_t(exponent) + 1 >= digits.size()) {
-            out += digits + std::string(size_t(exponent) + 1 - digits.size(), '0') + ".0";
-        } else {
-            out += digits.substr(0, size_t(exponent) + 1) + "." + digits.substr(size_t(exponent) + 1);
-        }
-        return out;
-    }
-    out += digits.substr(0, 1);
-    if (digits.size() > 1)
-        out += "." + digits.substr(1);
-    char exp[16];
-    std::snprintf(exp, sizeof exp, "e%c%02d", exponent < 0 ? '-' : '+', exponent < 0 ? -exponent : exponent);
-    return out + exp;
+    return pyFloatRepr(v);
 }
 
 std::optional<std::string> dottedName(const Expr& e)

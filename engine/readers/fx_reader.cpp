@@ -1,10 +1,8 @@
 // Entry points shared by both forms: Diagnostic text, sniffing, reading files.
 #include "engine/readers/fx_reader.h"
 
-#include <cerrno>
-#include <cstring>
-#include <filesystem>
-#include <fstream>
+#include "engine/core/file_io.h"
+#include "engine/readers/torchair_module.h"
 
 namespace engine::readers {
 
@@ -41,34 +39,24 @@ std::string Diagnostic::toString() const
 
 Result<FxReadResult> readFxText(std::string_view text, const std::string& path)
 {
+    if (looksLikeTorchairModule(text)) {
+        auto module = readTorchairModule(text, path);
+        if (!module)
+            return module.error();
+        FxReadResult r;
+        r.graphs.push_back(std::move(module->graph));
+        r.diagnostics = std::move(module->diagnostics);
+        return r;
+    }
     return looksLikeGraphDump(text) ? readFxGraphDump(text, path) : readFxCode(text, path);
 }
 
 Result<FxReadResult> readFxFile(const std::string& path)
 {
-    std::error_code ec;
-    auto status = std::filesystem::status(path, ec);
-    if (ec)
-        return makeError(ErrorCode::Io, "cannot read '" + path + "': " + ec.message(), path);
-    if (std::filesystem::is_directory(status))
-        return makeError(ErrorCode::Io, "cannot read '" + path + "': it is a directory", path);
-    std::ifstream in(path, std::ios::binary);
-    if (!in)
-        return makeError(ErrorCode::Io, "cannot open '" + path + "': " + std::strerror(errno), path);
-    in.seekg(0, std::ios::end);
-    const std::streamoff size = in.tellg();
-    in.seekg(0, std::ios::beg);
-    if (size < 0)
-        return makeError(ErrorCode::Io, "cannot read '" + path + "'", path);
-    if (uint64_t(size) > kMaxFileBytes)
-        return makeError(ErrorCode::Io,
-            "'" + path + "' is " + std::to_string(uint64_t(size) >> 20)
-                + " MiB; FX texts larger than 256 MiB are refused",
-            path);
-    std::string text(size_t(size), '\0');
-    if (size > 0 && !in.read(text.data(), size))
-        return makeError(ErrorCode::Io, "cannot read '" + path + "': " + std::strerror(errno), path);
-    return readFxText(text, path);
+    auto text = readTextFile(path, kMaxFileBytes, "FX texts");
+    if (!text)
+        return text.error();
+    return readFxText(*text, path);
 }
 
 } // namespace engine::readers

@@ -48,7 +48,9 @@ Result<FxReadResult> readFxCode(std::string_view text, const std::string& path);
 /// This form prints no tensor metadata: every node's `outputs` is empty.
 Result<FxReadResult> readFxGraphDump(std::string_view text, const std::string& path);
 
-/// Sniffs which of the two forms `text` is in and reads it.
+/// Sniffs which form `text` is in and reads it: TorchAir's generated module (output_code.py /
+/// py_code, see torchair_module.h: its forward, inputs classified) when it looks like one, else the
+/// dump or the readable code.
 Result<FxReadResult> readFxText(std::string_view text, const std::string& path);
 
 /// Reads the file (at most 256 MiB; an unreadable or larger file is an Io error naming the path)

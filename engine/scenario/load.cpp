@@ -1,15 +1,21 @@
 #include "engine/scenario/load.h"
 
+#include "engine/core/file_io.h"
+#include "engine/readers/debug_dir.h"
 #include "engine/readers/fx_reader.h"
+#include "engine/readers/torchair_module.h"
 
 #include <algorithm>
 #include <cctype>
+#include <filesystem>
 #include <fstream>
 #include <set>
 
 namespace engine::scenario {
 
 namespace {
+
+constexpr uint64_t kMaxGraphFileBytes = uint64_t(256) << 20;
 
 bool looksLikeJson(const std::string& path)
 {
@@ -30,22 +36,11 @@ std::string baseName(const std::string& path)
 
 } // namespace
 
-Result<Scenario> loadScenarioOrGraph(const std::string& path, const SymbolValues& symbols, int calls)
+namespace {
+
+/// Symbols a graph's sizes and SymInt inputs use.
+std::set<std::string> symbolsOf(const Graph& g)
 {
-    if (looksLikeJson(path))
-        return readScenarioFile(path);
-    auto read = readers::readFxFile(path);
-    if (!read)
-        return read.error();
-    if (read->graphs.empty())
-        return makeError(ErrorCode::InvalidArgument, "the file holds no FX graph", path);
-    Scenario s;
-    s.path = path;
-    s.name = baseName(path);
-    for (const auto& d : read->diagnostics)
-        s.diagnostics.push_back(d.toString());
-    Graph g = std::move(read->graphs.front());
-    g.id = s.name;
     std::set<std::string> needed;
     for (const Node& n : g.nodes) {
         for (const TensorMeta& m : n.outputs)
@@ -57,19 +52,131 @@ Result<Scenario> loadScenarioOrGraph(const std::string& path, const SymbolValues
             for (const std::string& sym : n.symbol.symbols())
                 needed.insert(sym);
     }
-    for (const std::string& sym : needed)
-        if (!symbols.count(sym))
-            return makeError(ErrorCode::InvalidArgument,
-                "graph '" + g.id + "' uses symbol " + sym + ": give its value, e.g. --symbols " + sym + "=4", path);
-    Call c;
-    c.graph = g.id;
-    for (const auto& [name, value] : symbols)
-        if (needed.count(name))
-            c.symbols[name] = value;
-    c.sourcePath = "(command line)";
-    s.graphs.push_back(std::move(g));
+    return needed;
+}
+
+bool sameSettings(
+    const std::vector<std::pair<std::string, PyValue>>& a, const std::vector<std::pair<std::string, PyValue>>& b)
+{
+    if (a.size() != b.size())
+        return false;
+    for (size_t i = 0; i < a.size(); ++i)
+        if (a[i].first != b[i].first || a[i].second.repr() != b[i].second.repr())
+            return false;
+    return true;
+}
+
+/// A debug folder's graphs: per group, the generated module (its graph carries TorchAir's own input
+/// classification and the last pass dump's metadata) or, without one, the last readable stage.
+Result<void> addDebugDirGraphs(Scenario& s, const std::string& path)
+{
+    auto dir = readers::readDebugDir(path);
+    if (!dir)
+        return dir.error();
+    for (const auto& d : dir->diagnostics)
+        s.diagnostics.push_back(d.toString());
+    bool configured = false;
+    for (auto& group : dir->groups) {
+        if (group.phase == "backward")
+            continue; // inference only: the runtime never replays a backward graph
+        for (const auto& d : group.diagnostics)
+            s.diagnostics.push_back(d.toString());
+        Graph g;
+        if (group.module) {
+            for (const auto& d : group.module->diagnostics)
+                s.diagnostics.push_back(d.toString());
+            if (!configured) {
+                s.backend = group.module->backend;
+                s.config = group.module->settings;
+                configured = true;
+            } else if (!sameSettings(group.module->settings, s.config)) {
+                s.diagnostics.push_back(group.outputCode
+                    + ": warning: its compile_configs differ from the first graph's; the first graph's are used");
+            }
+            g = std::move(group.module->graph);
+        } else {
+            int last = -1;
+            for (size_t i = 0; i < group.stages.size(); ++i)
+                if (group.stages[i].readable() && !group.stages[i].preAot)
+                    last = int(i);
+            if (last < 0) {
+                s.diagnostics.push_back(group.directory + ": warning: no readable stage; the group is skipped");
+                continue;
+            }
+            g = std::move(*group.stages[size_t(last)].graph);
+            s.diagnostics.push_back(group.stages[size_t(last)].path
+                + ": note: no output_code.py; this last pass dump is simulated with the default config");
+        }
+        g.id = group.label().empty() ? "graph_" + std::to_string(s.graphs.size() + 1) : group.label();
+        s.graphs.push_back(std::move(g));
+    }
+    if (s.graphs.empty())
+        return makeError(ErrorCode::NotFound, "no forward graph with a readable stage in this folder", path);
+    return {};
+}
+
+} // namespace
+
+Result<Scenario> loadScenarioOrGraph(const std::string& path, const SymbolValues& symbols, int calls)
+{
+    std::error_code ec;
+    const bool directory = std::filesystem::is_directory(path, ec);
+    if (!directory && looksLikeJson(path))
+        return readScenarioFile(path);
+    Scenario s;
+    s.path = path;
+    s.name = baseName(path);
+    if (directory) {
+        auto added = addDebugDirGraphs(s, path);
+        if (!added)
+            return added.error();
+    } else {
+        auto text = readTextFile(path, kMaxGraphFileBytes, "graph files");
+        if (!text)
+            return text.error();
+        Graph g;
+        if (readers::looksLikeTorchairModule(*text)) {
+            // TorchAir's generated module carries its own configuration: use it, and its graph name.
+            auto module = readers::readTorchairModule(*text, path);
+            if (!module)
+                return module.error();
+            for (const auto& d : module->diagnostics)
+                s.diagnostics.push_back(d.toString());
+            s.backend = module->backend;
+            s.config = module->settings;
+            g = std::move(module->graph);
+        } else {
+            auto read = readers::readFxText(*text, path);
+            if (!read)
+                return read.error();
+            if (read->graphs.empty())
+                return makeError(ErrorCode::InvalidArgument, "the file holds no FX graph", path);
+            for (const auto& d : read->diagnostics)
+                s.diagnostics.push_back(d.toString());
+            g = std::move(read->graphs.front());
+            g.id = s.name;
+        }
+        s.graphs.push_back(std::move(g));
+    }
+    // Each call runs every graph once, in order (a model whose graph breaks split it in pieces).
+    std::set<std::string> allNeeded;
+    std::vector<Call> round;
+    for (const Graph& g : s.graphs) {
+        const std::set<std::string> needed = symbolsOf(g);
+        for (const std::string& sym : needed)
+            if (!symbols.count(sym))
+                return makeError(ErrorCode::InvalidArgument,
+                    "graph '" + g.id + "' uses symbol " + sym + ": give its value, e.g. --symbols " + sym + "=4", path);
+        Call c;
+        c.graph = g.id;
+        for (const auto& [name, value] : symbols)
+            if (needed.count(name))
+                c.symbols[name] = value;
+        c.sourcePath = "(command line)";
+        round.push_back(std::move(c));
+    }
     for (int i = 0; i < std::max(1, calls); ++i)
-        s.calls.push_back(c);
+        s.calls.insert(s.calls.end(), round.begin(), round.end());
     return s;
 }
 

@@ -12,6 +12,7 @@ const char* kUsage = "usage: aclgraph-inspector [FILE...]            open the wi
                      "debug|info|warning] [-o FILE]\n"
                      "       aclgraph-inspector passes SCENARIO|GRAPH [--graph ID] [--set NAME=VALUE ...] [--symbols "
                      "s0=4,...] [--json] [--verbose] [--emit-code OUT]\n"
+                     "       aclgraph-inspector stages DEBUG_DIR [--model NAME] [--diff A B] [--json] [-o FILE]\n"
                      "       aclgraph-inspector generate decoder [--layers N] [--batches 1,2,4] [--decode-calls N] "
                      "[--config JSON] [-o FILE]\n"
                      "       aclgraph-inspector --help | --version\n";
@@ -42,6 +43,8 @@ int runSubcommand(int argc, char** argv, std::ostream& out, std::ostream& err)
         return simulateCommand(args, out, err);
     if (cmd == "passes")
         return passesCommand(args, out, err);
+    if (cmd == "stages")
+        return stagesCommand(args, out, err);
     if (cmd == "generate")
         return generateCommand(args, out, err);
     if (cmd == "--help" || cmd == "-h" || cmd == "help") {

@@ -12,6 +12,8 @@ namespace gui::cli {
 int generateCommand(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
 /// Runs TorchAir's reduce-overhead FX passes on a graph and reports what each changed.
 int passesCommand(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
+/// Lists the pass stages of a TORCH_COMPILE_DEBUG folder, or diffs two of them.
+int stagesCommand(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
 int simulateCommand(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
 
 /// Writes a command's result to `out`, or to the file `outPath` when it is not empty; returns the

@@ -1,0 +1,382 @@
+// diffGraphs and TorchAir's debug_compare_fx_graphs summary (torchair-behavior.md §4.0). The summary
+// used to live with the passes (pass_meta.cpp); it is here so that one piece of code prints it for
+// our passes and for the stages of a TORCH_COMPILE_DEBUG folder.
+#include "engine/graph/graph_diff.h"
+
+#include "engine/core/py_value.h"
+#include "engine/graph/op_info.h"
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <map>
+#include <set>
+#include <unordered_map>
+
+namespace engine {
+
+namespace {
+
+// ---- Targets as FX prints them ----
+
+std::vector<std::string> splitDots(const std::string& s)
+{
+    std::vector<std::string> parts;
+    size_t start = 0;
+    while (true) {
+        const size_t dot = s.find('.', start);
+        parts.push_back(s.substr(start, dot == std::string::npos ? std::string::npos : dot - start));
+        if (dot == std::string::npos)
+            return parts;
+        start = dot + 1;
+    }
+}
+
+std::string targetOf(const Node& n)
+{
+    if (n.op == NodeOp::Placeholder || n.op == NodeOp::Output)
+        return {};
+    return canonicalTarget(n.target);
+}
+
+// An OpOverload (torch.ops.<ns>.<op>.<overload>), not operator.getitem, a builtin or a higher-order op.
+bool isOpOverload(const Node& n)
+{
+    if (n.op != NodeOp::CallFunction)
+        return false;
+    const std::vector<std::string> parts = splitDots(targetOf(n));
+    if (parts.size() < 3)
+        return false;
+    const std::string& ns = parts[0];
+    return !(ns == "operator" || ns == "_operator" || ns == "builtins" || ns == "math" || ns == "torch"
+        || ns == "higher_order");
+}
+
+// _pretty_print_target: the placeholder's name, "output", "torch.ops.aten.add.Tensor", "operator.getitem".
+std::string prettyTarget(const Node& n)
+{
+    if (n.op == NodeOp::Placeholder)
+        return n.name;
+    if (n.op == NodeOp::Output)
+        return "output";
+    if (isOpOverload(n))
+        return "torch.ops." + targetOf(n);
+    return targetOf(n);
+}
+
+const char* opName(NodeOp op)
+{
+    switch (op) {
+    case NodeOp::Placeholder:
+        return "placeholder";
+    case NodeOp::CallFunction:
+        return "call_function";
+    case NodeOp::CallMethod:
+        return "call_method";
+    case NodeOp::GetAttr:
+        return "get_attr";
+    case NodeOp::Output:
+        return "output";
+    case NodeOp::CallModule:
+        return "call_module";
+    }
+    return "call_module";
+}
+
+// ---- Python-like texts of values ----
+
+// Lists are printed with brackets: the IR does not tell tuples from lists. Nesting is bounded by the
+// readers (200 levels); a hand-built graph deeper than that is cut off rather than recursed into.
+std::string argText(const Arg& a, int depth = 0)
+{
+    switch (a.kind) {
+    case Arg::Kind::None:
+        return "None";
+    case Arg::Kind::Bool:
+        return a.b ? "True" : "False";
+    case Arg::Kind::Int:
+        return std::to_string(a.i);
+    case Arg::Kind::Float:
+        return pyFloatRepr(a.f);
+    case Arg::Kind::Str:
+        return pyStrRepr(a.s);
+    case Arg::Kind::NodeRef:
+        return a.s;
+    case Arg::Kind::List: {
+        if (depth > 256)
+            return "[...]";
+        std::string s = "[";
+        for (size_t i = 0; i < a.items.size(); ++i)
+            s += (i ? ", " : "") + argText(a.items[i], depth + 1);
+        return s + "]";
+    }
+    }
+    return "None";
+}
+
+// A node's positional arguments as Python prints a call's tuple: "(x, 1)", "(x,)", "()".
+std::string argsText(const std::vector<Arg>& args)
+{
+    std::string s = "(";
+    for (size_t i = 0; i < args.size(); ++i)
+        s += (i ? ", " : "") + argText(args[i]);
+    return s + (args.size() == 1 ? ",)" : ")");
+}
+
+std::string kwargsText(const std::vector<std::pair<std::string, Arg>>& kwargs)
+{
+    std::string s = "{";
+    for (size_t i = 0; i < kwargs.size(); ++i)
+        s += (i ? ", " : "") + pyStrRepr(kwargs[i].first) + ": " + argText(kwargs[i].second);
+    return s + "}";
+}
+
+std::string exprList(const std::vector<SymExpr>& v)
+{
+    std::string s = "[";
+    for (size_t i = 0; i < v.size(); ++i)
+        s += (i ? ", " : "") + v[i].text();
+    return s + "]";
+}
+
+// The annotation form of the readers: "f32[4, 8][8, 1]npu:0" (no stride brackets when none were
+// printed), "+offset" when the storage offset is not 0.
+std::string tensorText(const TensorMeta& t, bool withStride)
+{
+    std::string s = dtypeShortName(t.dtype) + exprList(t.shape);
+    if (withStride && !t.stride.empty())
+        s += exprList(t.stride);
+    s += t.device;
+    if (t.storageOffset != 0)
+        s += "+" + std::to_string(t.storageOffset);
+    return s;
+}
+
+std::string metaText(const Node& n, bool withStride)
+{
+    if (n.outputs.empty()) {
+        const auto c = n.symbol.constantValue();
+        if (n.inputKind == InputKind::SymInt || !c || *c != 0)
+            return "Sym(" + n.symbol.text() + ")";
+        return "None";
+    }
+    if (n.outputs.size() == 1)
+        return tensorText(n.outputs[0], withStride);
+    std::string s = "(";
+    for (size_t i = 0; i < n.outputs.size(); ++i)
+        s += (i ? ", " : "") + tensorText(n.outputs[i], withStride);
+    return s + ")";
+}
+
+// Strides are compared only where both sides printed them (see the header).
+bool bothHaveStrides(const Node& a, const Node& b)
+{
+    if (a.outputs.size() != b.outputs.size())
+        return true;
+    for (size_t i = 0; i < a.outputs.size(); ++i)
+        if (a.outputs[i].stride.empty() || b.outputs[i].stride.empty())
+            return false;
+    return true;
+}
+
+bool sameArg(const Arg& a, const Arg& b, int depth = 0)
+{
+    if (a.kind != b.kind)
+        return false;
+    switch (a.kind) {
+    case Arg::Kind::None:
+        return true;
+    case Arg::Kind::Bool:
+        return a.b == b.b;
+    case Arg::Kind::Int:
+        return a.i == b.i;
+    case Arg::Kind::Float:
+        return a.f == b.f || (std::isnan(a.f) && std::isnan(b.f));
+    case Arg::Kind::Str:
+    case Arg::Kind::NodeRef:
+        return a.s == b.s;
+    case Arg::Kind::List:
+        if (a.items.size() != b.items.size())
+            return false;
+        if (depth > 256)
+            return argText(a, depth) == argText(b, depth);
+        for (size_t i = 0; i < a.items.size(); ++i)
+            if (!sameArg(a.items[i], b.items[i], depth + 1))
+                return false;
+        return true;
+    }
+    return false;
+}
+
+bool sameArgs(const std::vector<Arg>& a, const std::vector<Arg>& b)
+{
+    if (a.size() != b.size())
+        return false;
+    for (size_t i = 0; i < a.size(); ++i)
+        if (!sameArg(a[i], b[i]))
+            return false;
+    return true;
+}
+
+bool sameKwargs(const std::vector<std::pair<std::string, Arg>>& a, const std::vector<std::pair<std::string, Arg>>& b)
+{
+    if (a.size() != b.size())
+        return false;
+    for (size_t i = 0; i < a.size(); ++i)
+        if (a[i].first != b[i].first || !sameArg(a[i].second, b[i].second))
+            return false;
+    return true;
+}
+
+std::vector<FieldChange> compareNodes(const Node& a, const Node& b)
+{
+    std::vector<FieldChange> out;
+    if (a.op != b.op)
+        out.push_back({ "op", opName(a.op), opName(b.op) });
+    if (targetOf(a) != targetOf(b))
+        out.push_back({ "target", a.target, b.target });
+    if (!sameArgs(a.args, b.args))
+        out.push_back({ "args", argsText(a.args), argsText(b.args) });
+    if (!sameKwargs(a.kwargs, b.kwargs))
+        out.push_back({ "kwargs", kwargsText(a.kwargs), kwargsText(b.kwargs) });
+    const bool strides = bothHaveStrides(a, b);
+    const std::string ma = metaText(a, strides), mb = metaText(b, strides);
+    if (ma != mb)
+        out.push_back({ "meta", ma, mb });
+    if (a.op == NodeOp::Placeholder && b.op == NodeOp::Placeholder && a.inputKind != b.inputKind)
+        out.push_back({ "input kind", inputKindName(a.inputKind), inputKindName(b.inputKind) });
+    return out;
+}
+
+std::vector<OpCount> counts(const std::map<std::string, int>& before, const std::map<std::string, int>& after)
+{
+    std::set<std::string> keys;
+    for (const auto& kv : before)
+        keys.insert(kv.first);
+    for (const auto& kv : after)
+        keys.insert(kv.first);
+    std::vector<OpCount> out;
+    for (const std::string& k : keys) {
+        auto b = before.find(k), a = after.find(k);
+        out.push_back({ k, b == before.end() ? 0 : b->second, a == after.end() ? 0 : a->second });
+    }
+    return out;
+}
+
+// _tabulate(_merge_diff_list(before, after), headers): a "total" row, then one row per key, numbers
+// right-aligned, columns two spaces apart, every line indented by four spaces.
+std::string tabulate(const std::vector<OpCount>& rowsIn)
+{
+    std::vector<std::vector<std::string>> rows = { { "name", "cnt(before)", "cnt(after)", "diff" } };
+    int sumBefore = 0, sumAfter = 0;
+    for (const OpCount& c : rowsIn) {
+        sumBefore += c.before;
+        sumAfter += c.after;
+    }
+    rows.push_back(
+        { "total", std::to_string(sumBefore), std::to_string(sumAfter), std::to_string(sumAfter - sumBefore) });
+    for (const OpCount& c : rowsIn)
+        rows.push_back({ c.name, std::to_string(c.before), std::to_string(c.after), std::to_string(c.diff()) });
+    std::vector<size_t> widths(4, 2);
+    for (const auto& row : rows)
+        for (size_t i = 0; i < 4; ++i)
+            widths[i] = std::max(widths[i], row[i].size());
+    auto line = [&](const std::vector<std::string>& cells) {
+        std::string s = "    ";
+        for (size_t i = 0; i < 4; ++i) {
+            const std::string pad(widths[i] - cells[i].size(), ' ');
+            s += (i ? "  " : "") + (i == 0 ? cells[i] + pad : pad + cells[i]);
+        }
+        return s;
+    };
+    std::string out = line(rows[0]) + "\n";
+    std::vector<std::string> dashes;
+    for (size_t w : widths)
+        dashes.push_back(std::string(w, '-'));
+    out += line(dashes);
+    for (size_t r = 1; r < rows.size(); ++r)
+        out += "\n" + line(rows[r]);
+    return out;
+}
+
+std::string pyStrList(const std::vector<std::string>& names)
+{
+    std::string s = "[";
+    for (size_t i = 0; i < names.size(); ++i)
+        s += (i ? ", " : "") + pyStrRepr(names[i]);
+    return s + "]";
+}
+
+} // namespace
+
+std::string FieldChange::text() const
+{
+    return field + " " + before + " -> " + after;
+}
+
+std::string NodeChange::text() const
+{
+    std::string s = node + ":";
+    for (size_t i = 0; i < changes.size(); ++i)
+        s += (i ? "; " : " ") + changes[i].text();
+    return s;
+}
+
+GraphDiff diffGraphs(const Graph& a, const Graph& b)
+{
+    GraphDiff d;
+    d.nodesBefore = int(a.nodes.size());
+    d.nodesAfter = int(b.nodes.size());
+
+    // By name; a graph that is not finalized may repeat a name, and then its first node counts.
+    std::unordered_map<std::string, const Node*> inA, inB;
+    for (const Node& n : a.nodes)
+        inA.emplace(n.name, &n);
+    for (const Node& n : b.nodes)
+        inB.emplace(n.name, &n);
+    for (const Node& n : a.nodes)
+        if (!inB.count(n.name))
+            d.removed.push_back(n.name);
+    for (const Node& n : b.nodes) {
+        auto it = inA.find(n.name);
+        if (it == inA.end()) {
+            d.added.push_back(n.name);
+            continue;
+        }
+        if (inB.at(n.name) != &n)
+            continue; // a repeated name: compared once
+        std::vector<FieldChange> c = compareNodes(*it->second, n);
+        if (!c.empty())
+            d.changed.push_back({ n.name, std::move(c) });
+    }
+
+    std::map<std::string, int> opsA, opsB, prettyA, prettyB, targetsA, targetsB;
+    for (const Node& n : a.nodes) {
+        ++opsA[opName(n.op)];
+        ++prettyA[prettyTarget(n)];
+        if (n.op != NodeOp::Placeholder && n.op != NodeOp::Output)
+            ++targetsA[targetOf(n)];
+    }
+    for (const Node& n : b.nodes) {
+        ++opsB[opName(n.op)];
+        ++prettyB[prettyTarget(n)];
+        if (n.op != NodeOp::Placeholder && n.op != NodeOp::Output)
+            ++targetsB[targetOf(n)];
+    }
+    d.operations = counts(opsA, opsB);
+    d.targets = counts(prettyA, prettyB);
+    for (OpCount& c : counts(targetsA, targetsB))
+        if (c.diff() != 0)
+            d.targetChanges.push_back(std::move(c));
+    return d;
+}
+
+std::string compareText(const std::string& passName, const GraphDiff& diff)
+{
+    return "After fx graph pass(" + passName + ") optimization:\n    before " + std::to_string(diff.nodesBefore)
+        + " nodes, after " + std::to_string(diff.nodesAfter) + " nodes,\n    removed nodes: " + pyStrList(diff.removed)
+        + ",\n    added nodes: " + pyStrList(diff.added) + ",\n    operations statistics:\n "
+        + tabulate(diff.operations) + "\n\n    targets statistics:\n " + tabulate(diff.targets);
+}
+
+} // namespace engine
