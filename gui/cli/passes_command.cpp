@@ -1,11 +1,14 @@
+#include "engine/graph/graph_diff.h"
 #include "engine/passes/pipeline.h"
+#include "engine/readers/debug_dir.h"
 #include "engine/readers/fx_code_writer.h"
 #include "engine/scenario/load.h"
 #include "gui/cli/cli_util.h"
 #include "gui/cli/commands.h"
 
+#include <filesystem>
 #include <nlohmann/json.hpp>
-
+#include <optional>
 #include <ostream>
 
 namespace gui::cli {
@@ -66,11 +69,129 @@ std::string passesJson(const engine::Graph& graph, const engine::passes::Pipelin
     return j.dump(2) + "\n";
 }
 
+/// How our pass compares with the stage TorchAir dumped after the same pass (debug folders).
+struct StageComparison {
+    std::string pass; ///< ours
+    std::string file; ///< TorchAir's dump, empty when it wrote none
+    std::string verdict; ///< "agrees", "differs", "no dump", "disabled here", "dump unreadable"
+    engine::GraphDiff diff; ///< ours (before) vs TorchAir's (after)
+};
+
+std::vector<StageComparison> compareWithDumps(
+    const engine::readers::DebugGroup& group, const engine::passes::PipelineResult& r)
+{
+    std::vector<StageComparison> out;
+    for (const auto& p : r.passes) {
+        StageComparison c;
+        c.pass = p.name;
+        const engine::readers::DebugStage* dump = nullptr;
+        for (const auto& st : group.stages)
+            if (st.ourPass == p.name)
+                dump = &st;
+        if (dump)
+            c.file = dump->file;
+        if (!p.enabled || p.stage < 0)
+            c.verdict = dump ? "TorchAir ran it, disabled here" : "disabled here and in TorchAir's dump";
+        else if (!dump)
+            c.verdict = "no dump: TorchAir did not run this pass";
+        else if (!dump->readable())
+            c.verdict = "dump unreadable";
+        else {
+            c.diff = engine::diffGraphs(r.stages[size_t(p.stage)], *dump->graph);
+            c.verdict = c.diff.identical() ? "agrees" : "differs";
+        }
+        out.push_back(std::move(c));
+    }
+    return out;
+}
+
+std::string comparisonText(const engine::readers::DebugGroup& group, const std::vector<StageComparison>& cs)
+{
+    std::string out = "\ncompared with TorchAir's dumps in " + group.directory + ":\n";
+    for (const auto& c : cs) {
+        out += "  " + c.pass + ": " + c.verdict + (c.file.empty() ? "" : " (" + c.file + ")") + "\n";
+        for (const auto& n : c.diff.removed)
+            out += "     only in ours: " + n + "\n";
+        for (const auto& n : c.diff.added)
+            out += "     only in TorchAir's: " + n + "\n";
+        for (const auto& n : c.diff.changed)
+            out += "     ours -> TorchAir's: " + n.text() + "\n";
+    }
+    return out;
+}
+
+ordered_json comparisonJson(const std::vector<StageComparison>& cs)
+{
+    ordered_json a = ordered_json::array();
+    for (const auto& c : cs) {
+        ordered_json changed = ordered_json::array();
+        for (const auto& n : c.diff.changed)
+            changed.push_back(n.text());
+        a.push_back({ { "pass", c.pass }, { "file", c.file.empty() ? ordered_json() : ordered_json(c.file) },
+            { "verdict", c.verdict }, { "only_ours", c.diff.removed }, { "only_torchair", c.diff.added },
+            { "changed", changed } });
+    }
+    return a;
+}
+
+/// `passes DIR`: the passes run on the group's first AOT stage (000) with the group's own config
+/// (its output_code.py's compile_configs), and each result compared with TorchAir's dump after the
+/// same pass.
+struct DebugDirInput {
+    engine::readers::DebugDir dir;
+    size_t group = 0;
+    engine::Graph graph;
+    std::vector<std::pair<std::string, engine::PyValue>> settings;
+    std::optional<engine::config::Backend> backend;
+};
+
+engine::Result<DebugDirInput> debugDirInput(const std::string& path, const std::string& model)
+{
+    auto dir = engine::readers::readDebugDir(path);
+    if (!dir)
+        return dir.error();
+    DebugDirInput in;
+    std::vector<size_t> candidates;
+    for (size_t i = 0; i < dir->groups.size(); ++i) {
+        const auto& g = dir->groups[i];
+        if (g.phase == "backward")
+            continue;
+        if (model.empty() || g.label() == model || g.model == model)
+            candidates.push_back(i);
+    }
+    if (candidates.empty())
+        return engine::makeError(engine::ErrorCode::NotFound,
+            model.empty() ? "no forward group in this folder" : "no group '" + model + "'", path);
+    if (candidates.size() > 1)
+        return engine::makeError(engine::ErrorCode::InvalidArgument,
+            "the folder has " + std::to_string(candidates.size()) + " graphs: pick one with --graph (e.g. --graph "
+                + dir->groups[candidates[0]].label() + ")",
+            path);
+    in.group = candidates[0];
+    const auto& g = dir->groups[in.group];
+    const engine::readers::DebugStage* first = nullptr;
+    for (const auto& st : g.stages)
+        if (!st.preAot && st.kind == engine::readers::DebugStage::Kind::FxCode && st.readable()) {
+            first = &st;
+            break;
+        }
+    if (!first)
+        return engine::makeError(engine::ErrorCode::NotFound, "no readable AOT stage", g.directory);
+    in.graph = *first->graph;
+    in.graph.id = g.label();
+    if (g.module) {
+        in.settings = g.module->settings;
+        in.backend = g.module->backend;
+    }
+    in.dir = std::move(dir.value());
+    return in;
+}
+
 } // namespace
 
 int passesCommand(const std::vector<std::string>& args, std::ostream& out, std::ostream& err)
 {
-    const char* usage = "usage: aclgraph-inspector passes SCENARIO|GRAPH [--graph ID] [--set NAME=VALUE ...] "
+    const char* usage = "usage: aclgraph-inspector passes SCENARIO|GRAPH|DEBUG_DIR [--graph ID] [--set NAME=VALUE ...] "
                         "[--symbols s0=4,...] [--json] [--verbose] [--emit-code OUT] [-o FILE]\n";
     std::string path, graphId, emitPath, outPath;
     bool json = false, verbose = false;
@@ -84,7 +205,8 @@ int passesCommand(const std::vector<std::string>& args, std::ostream& out, std::
             json = true;
         } else if (a == "--verbose") {
             verbose = true;
-        } else if ((a == "--set" || a == "--symbols" || a == "--graph" || a == "--emit-code" || a == "-o") && !hasValue) {
+        } else if ((a == "--set" || a == "--symbols" || a == "--graph" || a == "--emit-code" || a == "-o")
+            && !hasValue) {
             err << "passes: " << a << " needs a value\n" << usage;
             return 2;
         } else if (a == "--set") {
@@ -114,28 +236,48 @@ int passesCommand(const std::vector<std::string>& args, std::ostream& out, std::
         err << usage;
         return 2;
     }
-    auto scenario = engine::scenario::loadScenarioOrGraph(path, symbols, 1);
-    if (!scenario) {
-        err << "error: " << scenario.error().toString() << "\n";
-        return 1;
+    std::error_code ec;
+    std::optional<DebugDirInput> folder;
+    std::optional<engine::scenario::Scenario> scenario;
+    const engine::Graph* graph = nullptr;
+    std::vector<std::pair<std::string, engine::PyValue>> settings;
+    std::optional<engine::config::Backend> scenarioBackend;
+    if (std::filesystem::is_directory(path, ec)) {
+        auto in = debugDirInput(path, graphId);
+        if (!in) {
+            err << "error: " << in.error().toString() << "\n";
+            return 1;
+        }
+        folder = std::move(in.value());
+        graph = &folder->graph;
+        settings = folder->settings;
+        scenarioBackend = folder->backend;
+    } else {
+        auto loaded = engine::scenario::loadScenarioOrGraph(path, symbols, 1);
+        if (!loaded) {
+            err << "error: " << loaded.error().toString() << "\n";
+            return 1;
+        }
+        scenario = std::move(loaded.value());
+        for (const std::string& d : scenario->diagnostics)
+            err << d << "\n";
+        graph = graphId.empty() ? &scenario->graphs.front() : scenario->graph(graphId);
+        if (!graph) {
+            err << "error: " << path << ": no graph '" << graphId << "'\n";
+            return 1;
+        }
+        // Sizes for the memory measurement: the scenario's first call of this graph unless given.
+        if (!symbolsGiven)
+            for (const auto& c : scenario->calls)
+                if (c.graph == graph->id) {
+                    symbols = c.symbols;
+                    break;
+                }
+        settings = scenario->config;
+        scenarioBackend = scenario->backend;
     }
-    for (const std::string& d : scenario->diagnostics)
-        err << d << "\n";
-    const engine::Graph* graph = graphId.empty() ? &scenario->graphs.front() : scenario->graph(graphId);
-    if (!graph) {
-        err << "error: " << path << ": no graph '" << graphId << "'\n";
-        return 1;
-    }
-    // Sizes for the memory measurement: the scenario's first call of this graph unless given.
-    if (!symbolsGiven)
-        for (const auto& c : scenario->calls)
-            if (c.graph == graph->id) {
-                symbols = c.symbols;
-                break;
-            }
-    auto settings = scenario->config;
     settings.insert(settings.end(), overrides.begin(), overrides.end());
-    const auto backend = scenario->backend ? *scenario->backend : engine::config::guessBackend(settings);
+    const auto backend = scenarioBackend ? *scenarioBackend : engine::config::guessBackend(settings);
     auto options = engine::config::parseOptions(backend, settings);
     if (!options) {
         err << "error: " << path << ": $.config." << options.error().context << ": " << options.error().message << "\n";
@@ -150,7 +292,17 @@ int passesCommand(const std::vector<std::string>& args, std::ostream& out, std::
         if (const int rc = writeResult(engine::readers::writeFxCode(result->stages.back()), emitPath, out, err))
             return rc;
     }
-    return writeResult(json ? passesJson(*graph, *result) : passesText(*graph, *result, verbose), outPath, out, err);
+    if (!folder)
+        return writeResult(
+            json ? passesJson(*graph, *result) : passesText(*graph, *result, verbose), outPath, out, err);
+    const auto& group = folder->dir.groups[folder->group];
+    const auto comparisons = compareWithDumps(group, *result);
+    if (json) {
+        auto j = ordered_json::parse(passesJson(*graph, *result));
+        j["torchair_dumps"] = comparisonJson(comparisons);
+        return writeResult(j.dump(2) + "\n", outPath, out, err);
+    }
+    return writeResult(passesText(*graph, *result, verbose) + comparisonText(group, comparisons), outPath, out, err);
 }
 
 } // namespace gui::cli

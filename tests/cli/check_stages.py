@@ -93,6 +93,23 @@ check("GE graph" in r.stderr, f"GE stage diff: {r.stderr!r}")
 run("stages", TREE, "--diff", "0", expect=2)
 run("stages", expect=2)
 
+# `passes` on a folder: our passes run on stage 000 with the group's config (its output_code.py)
+# and each result is compared with TorchAir's dump after the same pass.
+out = run("passes", TREE, "--graph", "model__0").stdout
+for line in ["remove_noop_ops: agrees (002_aot_forward_graph_after_optimize_noop_ops.txt)",
+             "view_to_reshape: agrees (005_aot_forward_graph_after_view_to_reshape.txt)",
+             "reinplace_inplaceable_ops_pass: agrees (011_aot_forward_graph_after_reinplace_inplaceable_ops_pass.txt)",
+             "eliminate_dead_code: no dump: TorchAir did not run this pass"]:
+    check(line in out, f"passes on the folder: {line!r} in\n{out}")
+d = json.loads(run("passes", TREE, "--graph", "model__0/forward", "--json").stdout)
+verdicts = {c["pass"]: c["verdict"] for c in d["torchair_dumps"]}
+check(verdicts.get("view_to_reshape") == "agrees" and d["graph"]["id"] == "model__0/forward", f"passes --json {verdicts}")
+# With the reinplace pass switched off ours no longer matches TorchAir's 011 dump.
+out = run("passes", TREE, "--graph", "model__0", "--set", "debug.aclgraph.disable_reinplace_inplaceable_ops_pass=True").stdout
+check("reinplace_inplaceable_ops_pass: TorchAir ran it, disabled here" in out, f"disabled pass:\n{out}")
+r = run("passes", TREE, expect=1)
+check("pick one with --graph" in r.stderr, f"several graphs: {r.stderr!r}")
+
 if failures:
     print("\n".join("FAILED: " + f for f in failures))
 print(f"{len(failures)} failed")
