@@ -54,7 +54,8 @@ sanitize=(-fsanitize=address,undefined -fno-sanitize-recover=undefined)
 # The engine parts a target needs (fewer sources: faster builds, and a target does not depend on
 # unrelated modules compiling with clang). A target not listed gets the whole engine.
 case "$target" in
-fx_reader) source_dirs=(engine/core engine/graph engine/readers) ;;
+# fx_reader: readFxText also reads TorchAir modules (config) and debug folders (passes): the whole engine.
+pickle) source_dirs=(engine/core engine/pickle) ;;
 *) source_dirs=(engine) ;;
 esac
 
