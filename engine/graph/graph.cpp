@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cctype>
 #include <set>
+#include <string_view>
 
 namespace engine {
 
@@ -247,12 +248,33 @@ Error nodeError(const Graph& g, const std::string& message)
     return makeError(ErrorCode::InvalidArgument, message, g.id.empty() ? std::string() : "graph '" + g.id + "'");
 }
 
+size_t nameHash(const std::string& name)
+{
+    return std::hash<std::string_view>()(name);
+}
+
+} // namespace
+
+int Graph::indexed(const std::string& name, size_t hash) const
+{
+    if (m_index.empty())
+        return -1;
+    const size_t mask = m_index.size() - 1;
+    for (size_t pos = hash & mask;; pos = (pos + 1) & mask) {
+        const IndexSlot& slot = m_index[pos];
+        if (slot.node < 0)
+            return -1;
+        if (slot.hash == hash && size_t(slot.node) < nodes.size() && nodes[size_t(slot.node)].name == name)
+            return slot.node;
+    }
+}
+
 // Resolves the references of node `self` in `a`; `uses` collects referenced indices in order.
-Result<void> resolve(const Graph& g, const std::map<std::string, int>& index, int self, Arg& a, std::vector<int>& uses)
+Result<void> Graph::resolve(int self, Arg& a, std::vector<int>& uses)
 {
     if (a.kind == Arg::Kind::List) {
         for (auto& item : a.items) {
-            auto r = resolve(g, index, self, item, uses);
+            auto r = resolve(self, item, uses);
             if (!r)
                 return r;
         }
@@ -260,24 +282,27 @@ Result<void> resolve(const Graph& g, const std::map<std::string, int>& index, in
     }
     if (a.kind != Arg::Kind::NodeRef)
         return {};
-    auto it = index.find(a.s);
-    const std::string& user = g.nodes[size_t(self)].name;
-    if (it == index.end())
-        return nodeError(g, "node '" + user + "' uses '" + a.s + "', which is not a node of the graph");
-    if (it->second >= self)
-        return nodeError(g,
+    const int target = indexed(a.s, nameHash(a.s));
+    const std::string& user = nodes[size_t(self)].name;
+    if (target < 0)
+        return nodeError(*this, "node '" + user + "' uses '" + a.s + "', which is not a node of the graph");
+    if (target >= self)
+        return nodeError(*this,
             "node '" + user + "' uses '" + a.s + "', which is defined "
-                + (it->second == self ? "by the node itself" : "after it") + "; nodes may only use earlier nodes");
-    a.node = it->second;
-    uses.push_back(it->second); // duplicates are removed once per node, in finalize()
+                + (target == self ? "by the node itself" : "after it") + "; nodes may only use earlier nodes");
+    a.node = target;
+    uses.push_back(target); // duplicates are removed once per node, in finalize()
     return {};
 }
 
-} // namespace
-
 Result<void> Graph::finalize()
 {
-    m_index.clear();
+    size_t slots = 8;
+    while (slots * 3 < nodes.size() * 4) // at most three quarters full
+        slots *= 2;
+    m_index.assign(slots, IndexSlot());
+    m_indexed = 0;
+    const size_t mask = slots - 1;
     bool seenOther = false;
     int output = -1;
     for (size_t i = 0; i < nodes.size(); ++i) {
@@ -285,10 +310,17 @@ Result<void> Graph::finalize()
         n.users.clear();
         if (n.name.empty())
             return nodeError(*this, "node " + std::to_string(i) + " has no name");
-        if (!m_index.emplace(n.name, int(i)).second)
-            return nodeError(*this,
-                "node name '" + n.name + "' is used twice (nodes " + std::to_string(m_index[n.name]) + " and "
-                    + std::to_string(i) + ")");
+        const size_t hash = nameHash(n.name);
+        size_t pos = hash & mask;
+        for (; m_index[pos].node >= 0; pos = (pos + 1) & mask) {
+            const IndexSlot& slot = m_index[pos];
+            if (slot.hash == hash && nodes[size_t(slot.node)].name == n.name)
+                return nodeError(*this,
+                    "node name '" + n.name + "' is used twice (nodes " + std::to_string(slot.node) + " and "
+                        + std::to_string(i) + ")");
+        }
+        m_index[pos] = { hash, int(i) };
+        ++m_indexed;
         if (n.op == NodeOp::Placeholder) {
             if (seenOther)
                 return nodeError(*this, "placeholder '" + n.name + "' comes after non-placeholder nodes");
@@ -307,15 +339,16 @@ Result<void> Graph::finalize()
     if (output != int(nodes.size()) - 1)
         return nodeError(*this, "output node '" + nodes[size_t(output)].name + "' is not the last node");
 
+    std::vector<int> uses;
     for (size_t i = 0; i < nodes.size(); ++i) {
-        std::vector<int> uses;
+        uses.clear();
         for (auto& a : nodes[i].args) {
-            auto r = resolve(*this, m_index, int(i), a, uses);
+            auto r = resolve(int(i), a, uses);
             if (!r)
                 return r;
         }
         for (auto& kw : nodes[i].kwargs) {
-            auto r = resolve(*this, m_index, int(i), kw.second, uses);
+            auto r = resolve(int(i), kw.second, uses);
             if (!r)
                 return r;
         }
@@ -332,10 +365,10 @@ Result<void> Graph::finalize()
 int Graph::find(const std::string& name) const
 {
     // The index is only trusted while it still matches the node list (nodes may be edited after finalize).
-    if (m_index.size() == nodes.size()) {
-        auto it = m_index.find(name);
-        if (it != m_index.end() && size_t(it->second) < nodes.size() && nodes[size_t(it->second)].name == name)
-            return it->second;
+    if (m_indexed == nodes.size()) {
+        const int i = indexed(name, nameHash(name));
+        if (i >= 0)
+            return i;
     }
     for (size_t i = 0; i < nodes.size(); ++i) {
         if (nodes[i].name == name)

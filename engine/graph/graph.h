@@ -108,7 +108,18 @@ struct Graph {
     std::vector<std::string> mutatedInputs() const;
 
 private:
-    std::map<std::string, int> m_index;
+    /// finalize()'s index of node names: open addressing with linear probing over a power-of-two
+    /// table; a slot holds a name's hash and its node (-1: empty). It is trusted only while it holds
+    /// as many names as there are nodes and the node it gives still has the name asked for.
+    struct IndexSlot {
+        size_t hash = 0;
+        int node = -1;
+    };
+    std::vector<IndexSlot> m_index;
+    size_t m_indexed = 0; ///< names in m_index
+
+    int indexed(const std::string& name, size_t hash) const; ///< -1 if m_index does not have it
+    Result<void> resolve(int self, Arg& a, std::vector<int>& uses); ///< for finalize()
 };
 
 } // namespace engine

@@ -5,11 +5,108 @@
 
 namespace engine::readers::detail {
 
-ForwardBuilder::ForwardBuilder(std::string_view text, DiagnosticSink& sink, std::string graphId)
+namespace {
+
+size_t hashName(std::string_view name)
+{
+    return std::hash<std::string_view>()(name);
+}
+
+} // namespace
+
+void NameTable::reserve(size_t count)
+{
+    size_t slots = 16;
+    while (slots * 3 < count * 4) // at most three quarters full
+        slots *= 2;
+    if (slots <= m_slots.size())
+        return;
+    std::vector<Slot> old = std::move(m_slots);
+    m_slots.assign(slots, Slot());
+    const size_t mask = slots - 1;
+    for (Slot& s : old) {
+        if (s.index < 0)
+            continue;
+        size_t pos = s.hash & mask;
+        while (m_slots[pos].index >= 0)
+            pos = (pos + 1) & mask;
+        m_slots[pos] = std::move(s);
+    }
+}
+
+void NameTable::grow()
+{
+    reserve(std::max<size_t>(8, m_size * 2));
+}
+
+int NameTable::find(std::string_view name) const
+{
+    if (m_slots.empty())
+        return -1;
+    const size_t hash = hashName(name);
+    const size_t mask = m_slots.size() - 1;
+    for (size_t pos = hash & mask;; pos = (pos + 1) & mask) {
+        const Slot& s = m_slots[pos];
+        if (s.index < 0)
+            return -1;
+        if (s.hash == hash && s.name == name)
+            return s.index;
+    }
+}
+
+bool NameTable::insert(std::string_view name, int index)
+{
+    if ((m_size + 1) * 4 > m_slots.size() * 3)
+        grow();
+    const size_t hash = hashName(name);
+    const size_t mask = m_slots.size() - 1;
+    size_t pos = hash & mask;
+    for (; m_slots[pos].index >= 0; pos = (pos + 1) & mask) {
+        if (m_slots[pos].hash == hash && m_slots[pos].name == name)
+            return false;
+    }
+    Slot& s = m_slots[pos];
+    s.name.assign(name.data(), name.size());
+    s.hash = hash;
+    s.index = index;
+    ++m_size;
+    return true;
+}
+
+void NameTable::retain(const std::vector<int>& newIndex)
+{
+    std::vector<Slot> old = std::move(m_slots);
+    m_slots.assign(old.size(), Slot());
+    m_size = 0;
+    const size_t mask = old.size() - 1;
+    for (Slot& s : old) {
+        if (s.index < 0 || newIndex[size_t(s.index)] < 0)
+            continue;
+        s.index = newIndex[size_t(s.index)];
+        size_t pos = s.hash & mask;
+        while (m_slots[pos].index >= 0)
+            pos = (pos + 1) & mask;
+        m_slots[pos] = std::move(s);
+        ++m_size;
+    }
+}
+
+ForwardBuilder::ForwardBuilder(
+    std::string_view text, DiagnosticSink& sink, std::string graphId, AnnotationCache& annotations)
     : m_text(text)
     , m_sink(sink)
+    , m_annotations(annotations)
 {
     m_graph.id = std::move(graphId);
+}
+
+void ForwardBuilder::expectNodes(size_t count)
+{
+    constexpr size_t kMaxReserved = size_t(1) << 16; // a wrong guess costs at most this many
+    count = std::min(count, kMaxReserved);
+    m_graph.nodes.reserve(count);
+    m_annotated.reserve(count);
+    m_names.reserve(count);
 }
 
 Position ForwardBuilder::at(size_t offset) const
@@ -69,7 +166,7 @@ void ForwardBuilder::addParam(const Param& p, const LogicalLine& line)
 }
 
 void ForwardBuilder::addPlaceholder(
-    const std::string& name, size_t offset, const AnnotationSource& annotation, const std::string& descriptor)
+    const std::string& name, size_t offset, const AnnotationSource& annotation, std::string_view descriptor)
 {
     if (!m_graph.nodes.empty() && m_graph.nodes.back().op != NodeOp::Placeholder) {
         fail(offset, "input '" + name + "' is defined after the graph's first node (FX prints inputs first)");
@@ -106,27 +203,18 @@ void ForwardBuilder::removePlaceholders(const std::set<std::string>& names)
         return;
     m_graph.nodes.resize(kept);
     m_annotated.resize(kept);
-    for (auto n = m_names.begin(); n != m_names.end();) {
-        const int to = newIndex[size_t(n->second)];
-        if (to < 0) {
-            n = m_names.erase(n);
-            continue;
-        }
-        n->second = to;
-        ++n;
-    }
+    m_names.retain(newIndex);
 }
 
 bool ForwardBuilder::define(Node n, size_t offset, bool annotated)
 {
-    if (m_names.count(n.name)) {
+    if (!m_names.insert(n.name, int(m_graph.nodes.size()))) {
         fail(offset, "'" + n.name + "' is defined twice");
         return false;
     }
     if (n.op != NodeOp::Placeholder && n.op != NodeOp::Output)
         n.provenance = m_provenance;
     m_lineNode = int(m_graph.nodes.size());
-    m_names[n.name] = m_lineNode;
     m_graph.nodes.push_back(std::move(n));
     m_annotated.push_back(annotated);
     return true;
@@ -136,7 +224,7 @@ bool ForwardBuilder::applyAnnotation(Node& n, const AnnotationSource& annotation
 {
     if (!annotation.present)
         return false;
-    std::string text = annotation.text;
+    const std::string& text = annotation.str();
     if (!annotation.isString) {
         // Python type annotations (non-verbose printing) say nothing about sizes; the unquoted
         // tensor annotations of PyTorch 2.0 do.
@@ -155,13 +243,20 @@ bool ForwardBuilder::applyAnnotation(Node& n, const AnnotationSource& annotation
             return false;
         }
     }
-    std::vector<std::string> warnings;
-    auto a = parseAnnotation(text, warnings);
-    for (const auto& w : warnings)
+    auto cached = m_annotations.find(text);
+    if (cached == m_annotations.end()) {
+        std::vector<std::string> warnings;
+        auto parsed = parseAnnotation(text, warnings);
+        cached = m_annotations.emplace(text, ParsedAnnotation { std::move(parsed), std::move(warnings) })
+                     .first;
+    }
+    const ParsedAnnotation& p = cached->second;
+    for (const auto& w : p.warnings)
         warn(annotation.offset, w);
+    const Result<Annotation>& a = p.result;
     if (!a) {
         warn(annotation.offset,
-            "cannot read the annotation \"" + shortText(text) + "\": " + a.error().message + "; '" + n.name
+            "cannot read the annotation \"" + shortText(cached->first) + "\": " + a.error().message + "; '" + n.name
                 + "' gets no tensor metadata");
         return false;
     }
@@ -170,7 +265,7 @@ bool ForwardBuilder::applyAnnotation(Node& n, const AnnotationSource& annotation
         if (n.op == NodeOp::Placeholder)
             n.inputKind = InputKind::SymInt;
     } else {
-        n.outputs = std::move(a->tensors);
+        n.outputs = a->tensors; // copies share the parsed SymExpr trees
     }
     m_graph.dynamic = m_graph.dynamic || a->symbolic;
     return true;
@@ -210,15 +305,30 @@ void ForwardBuilder::statement(const LogicalLine& line)
         skipLine(line.problemOffset, "cannot read this line: " + line.problem);
         return;
     }
-    m_tokens.clear();
+    // The statement's tokens without comments: the line's own when a comment can only be the last
+    // token (the usual case), else a copy without them.
     m_lineComment.clear();
-    for (const Token& t : line.tokens) {
-        if (t.kind == Token::Kind::Comment)
-            m_lineComment = t.value;
-        else
-            m_tokens.push_back(t);
+    m_tokens = &line.tokens;
+    m_tokenCount = line.tokens.size();
+    if (m_tokenCount > 0 && line.tokens.back().kind == Token::Kind::Comment) {
+        m_lineComment = line.tokens.back().value;
+        --m_tokenCount;
     }
-    if (m_tokens.empty())
+    for (size_t i = 0; i < m_tokenCount; ++i) {
+        if (line.tokens[i].kind != Token::Kind::Comment)
+            continue;
+        m_filtered.clear();
+        for (const Token& t : line.tokens) {
+            if (t.kind == Token::Kind::Comment)
+                m_lineComment = t.value;
+            else
+                m_filtered.push_back(t);
+        }
+        m_tokens = &m_filtered;
+        m_tokenCount = m_filtered.size();
+        break;
+    }
+    if (m_tokenCount == 0)
         return;
     if (m_returned) {
         if (!m_warnedAfterReturn)
@@ -226,15 +336,16 @@ void ForwardBuilder::statement(const LogicalLine& line)
         m_warnedAfterReturn = true;
         return;
     }
-    std::vector<std::pair<size_t, size_t>> parts;
+    std::vector<std::pair<size_t, size_t>>& parts = m_parts;
+    parts.clear();
     size_t start = 0;
-    forEachTopLevelOp(m_tokens, 0, m_tokens.size(), [&](size_t i, const Token& t) {
+    forEachTopLevelOp(tokens(), 0, m_tokenCount, [&](size_t i, const Token& t) {
         if (t.text == ";") {
             parts.emplace_back(start, i);
             start = i + 1;
         }
     });
-    parts.emplace_back(start, m_tokens.size());
+    parts.emplace_back(start, m_tokenCount);
     std::optional<Pending> pending;
     for (size_t k = 0; k < parts.size(); ++k) {
         if (parts[k].first == parts[k].second)
@@ -248,7 +359,7 @@ void ForwardBuilder::statement(const LogicalLine& line)
 
 bool ForwardBuilder::part(size_t begin, size_t end, size_t index, std::optional<Pending>& pending)
 {
-    const Token& first = m_tokens[begin];
+    const Token& first = tokens()[begin];
     const bool firstIsName = first.kind == Token::Kind::Name && !first.percent;
     if (firstIsName && first.text == "return") {
         if (index != 0) {
@@ -261,12 +372,14 @@ bool ForwardBuilder::part(size_t begin, size_t end, size_t index, std::optional<
         m_pass = true;
         return true;
     }
-    std::vector<size_t> equals;
+    std::vector<size_t>& equals = m_equals; // part() does not nest
+    equals.clear();
     size_t augmented = std::string::npos;
-    forEachTopLevelOp(m_tokens, begin, end, [&](size_t i, const Token& t) {
+    forEachTopLevelOp(tokens(), begin, end, [&](size_t i, const Token& t) {
         if (t.text == "=")
             equals.push_back(i);
-        else if (equals.empty() && augmented == std::string::npos && !inplaceOperatorName(t.text).empty())
+        else if (equals.empty() && augmented == std::string::npos && t.text.size() >= 2 && t.text.back() == '='
+            && !inplaceOperatorName(t.text).empty())
             augmented = i;
     });
     if (augmented != std::string::npos && equals.empty()) {
@@ -276,7 +389,7 @@ bool ForwardBuilder::part(size_t begin, size_t end, size_t index, std::optional<
             skipLine(first.offset, "cannot read the in-place statement");
             return false;
         }
-        ExprParser p(m_tokens, augmented + 1, end);
+        ExprParser p(tokens(), augmented + 1, end, &m_exprPool);
         auto value = p.expressionList();
         if (!value || !p.atEnd()) {
             skipLine(p.failed() ? p.errorOffset() : p.offset(),
@@ -288,7 +401,7 @@ bool ForwardBuilder::part(size_t begin, size_t end, size_t index, std::optional<
         object.text = target.name;
         object.begin = target.offset;
         Pending pd;
-        pd.target = "operator." + inplaceOperatorName(m_tokens[augmented].text);
+        pd.target = "operator." + inplaceOperatorName(tokens()[augmented].text);
         pd.object = target.name;
         if (!convertArgs({ &object, &*value }, pd.args))
             return false;
@@ -297,18 +410,19 @@ bool ForwardBuilder::part(size_t begin, size_t end, size_t index, std::optional<
     }
     if (!equals.empty())
         return assignment(begin, end, equals, index, pending);
-    if (firstIsName && end - begin >= 3 && m_tokens[begin + 1].kind == Token::Kind::Op
-        && m_tokens[begin + 1].text == ":") {
+    if (firstIsName && end - begin >= 3 && tokens()[begin + 1].kind == Token::Kind::Op
+        && tokens()[begin + 1].text == ":") {
         // An annotation-only line of the pytree calling convention: `primals_1: "f32[4]"  # ParamAOTInput(...)`.
         Target target;
         if (!parseTarget(begin, end, target)) {
             skipLine(first.offset, "cannot read the annotation line");
             return false;
         }
+        target.annotation.keep();
         m_pendingAnnotations[target.name] = { target.annotation, m_lineComment };
         return true;
     }
-    ExprParser p(m_tokens, begin, end);
+    ExprParser p(tokens(), begin, end, &m_exprPool);
     auto e = p.expressionList();
     if (e && p.atEnd() && e->kind == Expr::Kind::Call && e->kids[0].kind == Expr::Kind::Attr
         && e->kids[0].text == "clear" && e->kids.size() == 1)
@@ -319,24 +433,26 @@ bool ForwardBuilder::part(size_t begin, size_t end, size_t index, std::optional<
 
 bool ForwardBuilder::parseTarget(size_t begin, size_t end, Target& out)
 {
-    if (begin >= end || m_tokens[begin].kind != Token::Kind::Name || m_tokens[begin].percent)
+    if (begin >= end || tokens()[begin].kind != Token::Kind::Name || tokens()[begin].percent)
         return false;
-    out.name = std::string(m_tokens[begin].text);
-    out.offset = m_tokens[begin].offset;
+    out.name = std::string(tokens()[begin].text);
+    out.offset = tokens()[begin].offset;
     if (end == begin + 1)
         return true;
-    if (m_tokens[begin + 1].kind != Token::Kind::Op || m_tokens[begin + 1].text != ":" || end < begin + 3)
+    if (tokens()[begin + 1].kind != Token::Kind::Op || tokens()[begin + 1].text != ":" || end < begin + 3)
         return false;
     AnnotationSource& a = out.annotation;
     a.present = true;
-    a.offset = m_tokens[begin + 2].offset;
-    a.isString = std::all_of(m_tokens.begin() + long(begin + 2), m_tokens.begin() + long(end),
+    a.offset = tokens()[begin + 2].offset;
+    a.isString = std::all_of(tokens().begin() + long(begin + 2), tokens().begin() + long(end),
         [](const Token& t) { return t.kind == Token::Kind::String; });
-    if (a.isString) {
+    if (a.isString && end == begin + 3) {
+        a.literal = &tokens()[begin + 2].value;
+    } else if (a.isString) {
         for (size_t i = begin + 2; i < end; ++i)
-            a.text += m_tokens[i].value;
+            a.text += tokens()[i].value;
     } else {
-        const Token& last = m_tokens[end - 1];
+        const Token& last = tokens()[end - 1];
         a.text = std::string(m_text.substr(a.offset, last.offset + last.text.size() - a.offset));
     }
     return true;
@@ -345,8 +461,17 @@ bool ForwardBuilder::parseTarget(size_t begin, size_t end, Target& out)
 bool ForwardBuilder::assignment(
     size_t begin, size_t end, const std::vector<size_t>& equals, size_t index, std::optional<Pending>& pending)
 {
-    ExprParser vp(m_tokens, equals.back() + 1, end);
+    ExprParser vp(tokens(), equals.back() + 1, end, &m_exprPool);
     auto value = vp.expressionList();
+    struct Recycle { // the tree's storage serves the next statement
+        std::optional<Expr>& e;
+        ExprPool& pool;
+        ~Recycle()
+        {
+            if (e)
+                recycle(*e, pool);
+        }
+    } recycleValue { value, m_exprPool };
     if (!value || !vp.atEnd()) {
         skipLine(vp.failed() ? vp.errorOffset() : vp.offset(),
             "cannot read the right-hand side: " + (vp.failed() ? vp.error() : std::string("unexpected text")));
@@ -355,24 +480,27 @@ bool ForwardBuilder::assignment(
     const bool isNone = value->kind == Expr::Kind::Name && value->text == "None";
     if (isNone && (equals.size() > 1 || index > 0)) {
         // The clean-up tail `a = b = None`: what the printer frees after this statement's node.
-        std::vector<std::string> names;
         size_t from = begin;
         for (size_t eq : equals) {
-            if (eq != from + 1 || m_tokens[from].kind != Token::Kind::Name) {
-                warn(m_tokens[from].offset, "cannot read the '= None' clean-up tail; it is ignored");
+            if (eq != from + 1 || tokens()[from].kind != Token::Kind::Name) {
+                warn(tokens()[from].offset, "cannot read the '= None' clean-up tail; it is ignored");
                 return true;
             }
-            names.emplace_back(m_tokens[from].text);
             from = eq + 1;
         }
         if (m_lineNode >= 0) {
             auto& freed = m_graph.nodes[size_t(m_lineNode)].freedAfter;
-            freed.insert(freed.end(), names.begin(), names.end());
+            freed.reserve(freed.size() + equals.size());
+            from = begin;
+            for (size_t eq : equals) {
+                freed.emplace_back(tokens()[from].text);
+                from = eq + 1;
+            }
         }
         return true;
     }
     if (equals.size() > 1) {
-        skipLine(m_tokens[begin].offset, "chained assignment is not FX code");
+        skipLine(tokens()[begin].offset, "chained assignment is not FX code");
         return false;
     }
     if (isNone)
@@ -381,7 +509,7 @@ bool ForwardBuilder::assignment(
     bool tuple = false;
     int depth = 0;
     for (size_t i = begin; i < targetEnd; ++i) {
-        const Token& t = m_tokens[i];
+        const Token& t = tokens()[i];
         if (t.kind != Token::Kind::Op)
             continue;
         if (t.text == "(" || t.text == "[" || t.text == "{")
@@ -391,20 +519,20 @@ bool ForwardBuilder::assignment(
         tuple = tuple || (depth == 0 && t.text == ",");
     }
     if (tuple) {
-        ExprParser tp(m_tokens, begin, targetEnd);
+        ExprParser tp(tokens(), begin, targetEnd, &m_exprPool);
         auto targets = tp.expressionList();
         if (!targets || !tp.atEnd() || targets->kind != Expr::Kind::Tuple || index != 0) {
-            skipLine(m_tokens[begin].offset, "cannot read the destructuring assignment");
+            skipLine(tokens()[begin].offset, "cannot read the destructuring assignment");
             return false;
         }
         return pytreeFlatten(*targets, *value);
     }
-    if (targetEnd > begin + 1 && m_tokens[begin + 1].kind == Token::Kind::Op && m_tokens[begin + 1].text != ":") {
+    if (targetEnd > begin + 1 && tokens()[begin + 1].kind == Token::Kind::Op && tokens()[begin + 1].text != ":") {
         // `x[i] = v;  setitem = x`: operator.setitem.
-        ExprParser tp(m_tokens, begin, targetEnd);
+        ExprParser tp(tokens(), begin, targetEnd, &m_exprPool);
         auto target = tp.expression();
         if (!target || !tp.atEnd() || target->kind != Expr::Kind::Subscript || index != 0) {
-            skipLine(m_tokens[begin].offset, "cannot read the assignment target");
+            skipLine(tokens()[begin].offset, "cannot read the assignment target");
             return false;
         }
         Pending pd;
@@ -417,7 +545,7 @@ bool ForwardBuilder::assignment(
     }
     Target target;
     if (!parseTarget(begin, targetEnd, target)) {
-        skipLine(m_tokens[begin].offset, "cannot read the assignment target");
+        skipLine(tokens()[begin].offset, "cannot read the assignment target");
         return false;
     }
     if (pending) {
@@ -434,7 +562,7 @@ bool ForwardBuilder::assignment(
         return define(std::move(n), target.offset, annotated);
     }
     if (index != 0) {
-        skipLine(m_tokens[begin].offset, "a second assignment on one line is not FX code");
+        skipLine(tokens()[begin].offset, "a second assignment on one line is not FX code");
         return false;
     }
     return nodeFromValue(target, *value);

@@ -10,6 +10,7 @@
 #include <set>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
 namespace engine::readers::detail {
@@ -20,14 +21,27 @@ struct AnnotationSource {
     bool present = false;
     bool isString = false;
     std::string text;
+    /// When set, the text is this string literal's decoded value instead of `text`: a token of the
+    /// line being read, so only while that line is read (keep() copies it into `text`).
+    const std::string* literal = nullptr;
     size_t offset = 0;
+
+    const std::string& str() const { return literal ? *literal : text; }
+    void keep()
+    {
+        if (literal)
+            text = *literal;
+        literal = nullptr;
+    }
 };
 
 struct Param {
     std::string name;
     size_t offset = 0;
     AnnotationSource annotation;
-    std::string descriptor; ///< the `# PlainAOTInput(idx=0)` comment after it, if any
+    /// The `# PlainAOTInput(idx=0)` comment after it, if any: a token's text, valid while the header
+    /// line is read.
+    std::string_view descriptor;
 };
 
 /// A long text shortened for a message.
@@ -36,10 +50,46 @@ inline std::string shortText(const std::string& s)
     return s.size() > 60 ? s.substr(0, 57) + "..." : s;
 }
 
+/// Names -> node indices, without an allocation per name (the keys are short strings kept in the
+/// slots of one open-addressing table). Names are never removed one by one: retain() rebuilds.
+class NameTable {
+public:
+    void reserve(size_t count);
+    size_t size() const { return m_size; }
+    int find(std::string_view name) const; ///< -1 if absent
+    bool count(std::string_view name) const { return find(name) >= 0; }
+    bool insert(std::string_view name, int index); ///< false (and no change) if the name is present
+    /// Keeps the names whose index `newIndex` maps to >= 0, with that index.
+    void retain(const std::vector<int>& newIndex);
+
+private:
+    struct Slot {
+        std::string name;
+        size_t hash = 0;
+        int index = -1; ///< -1: empty
+    };
+    void grow();
+    size_t m_size = 0;
+    std::vector<Slot> m_slots; ///< a power of two of them, at most three quarters full
+};
+
+/// parseAnnotation's answer for one annotation text. It is a pure function of the text, so a read
+/// computes it once per distinct text (a graph repeats a few dozen texts thousands of times) and
+/// shares the parsed sizes among the nodes.
+struct ParsedAnnotation {
+    Result<Annotation> result;
+    std::vector<std::string> warnings;
+};
+using AnnotationCache = std::unordered_map<std::string, ParsedAnnotation>;
+
 class ForwardBuilder {
 public:
-    ForwardBuilder(std::string_view text, DiagnosticSink& sink, std::string graphId);
+    /// `annotations` is the read's cache, shared by the builders of one text.
+    ForwardBuilder(std::string_view text, DiagnosticSink& sink, std::string graphId, AnnotationCache& annotations);
 
+    /// About how many nodes the graph will have (a bound, e.g. the lines left in the text): the node
+    /// list is allocated once instead of growing; finish() gives back what a smaller graph leaves.
+    void expectNodes(size_t count);
     void addParam(const Param& p, const LogicalLine& line);
     void statement(const LogicalLine& line);
     void comment(const LogicalLine& line);
@@ -78,16 +128,18 @@ private:
 
     bool define(Node n, size_t offset, bool annotated);
     void addPlaceholder(
-        const std::string& name, size_t offset, const AnnotationSource& annotation, const std::string& descriptor);
+        const std::string& name, size_t offset, const AnnotationSource& annotation, std::string_view descriptor);
     void removePlaceholders(const std::set<std::string>& names);
     bool applyAnnotation(Node& n, const AnnotationSource& annotation);
-    bool isNode(const std::string& name) const { return m_names.count(name) > 0; }
+    bool isNode(std::string_view name) const { return m_names.count(name); }
+    const std::vector<Token>& tokens() const { return *m_tokens; }
     std::string undefinedMessage(const std::string& name) const;
 
     std::string_view m_text;
     DiagnosticSink& m_sink;
+    AnnotationCache& m_annotations;
     Graph m_graph;
-    std::map<std::string, int> m_names; ///< node names and placeholder aliases -> index
+    NameTable m_names; ///< node names and placeholder aliases -> index
     std::vector<bool> m_annotated; ///< per node: the statement printed an annotation
     std::map<std::string, int> m_skipped; ///< names of statements that could not be read -> line
     std::map<std::string, std::pair<AnnotationSource, std::string>> m_pendingAnnotations; ///< pytree
@@ -103,9 +155,17 @@ private:
 
     // The statement being read.
     const LogicalLine* m_line = nullptr;
-    std::vector<Token> m_tokens; ///< its tokens without comments
+    const std::vector<Token>* m_tokens = nullptr; ///< its tokens without comments: [0, m_tokenCount)
+    size_t m_tokenCount = 0;
+    std::vector<Token> m_filtered; ///< the copy m_tokens points to when a comment is not the last token
     std::string m_lineComment; ///< its trailing comment, if any
     int m_lineNode = -1; ///< node the statement defined (for the "= None" tail)
+    // Scratch space kept between statements (its capacity, that is).
+    std::vector<std::pair<size_t, size_t>> m_parts; ///< the statement's `;`-separated token ranges
+    std::vector<size_t> m_equals; ///< top-level `=` tokens of the part being read
+    std::string m_dotted; ///< a callee's dotted name
+    std::vector<const Expr*> m_positional; ///< a call's positional arguments
+    ExprPool m_exprPool; ///< storage of the expression trees read so far
 };
 
 } // namespace engine::readers::detail

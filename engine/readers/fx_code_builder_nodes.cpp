@@ -3,6 +3,7 @@
 #include "engine/readers/fx_code_builder.h"
 
 #include <algorithm>
+#include <cstring>
 
 namespace engine::readers::detail {
 
@@ -38,6 +39,30 @@ const Expr& rootOf(const Expr& e)
 bool endsWith(const std::string& s, const std::string& suffix)
 {
     return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+// dottedName() spelled into `out` at once, without a string per level: false (out unspecified) when
+// `e` is not a chain of names.
+bool spellDotted(const Expr& e, std::string& out)
+{
+    size_t size = 0;
+    size_t parts = 0;
+    const Expr* r = &e;
+    for (; r->kind == Expr::Kind::Attr; r = &r->kids[0], ++parts)
+        size += r->text.size() + 1;
+    if (r->kind != Expr::Kind::Name || r->percent)
+        return false;
+    size += r->text.size();
+    out.resize(size);
+    char* const data = &out[0];
+    size_t end = size;
+    for (r = &e; parts-- > 0; r = &r->kids[0]) {
+        end -= r->text.size();
+        std::memcpy(data + end, r->text.data(), r->text.size());
+        data[--end] = '.';
+    }
+    std::memcpy(data, r->text.data(), r->text.size());
+    return true;
 }
 
 void collectNameExprs(const Expr& e, std::vector<std::string>& out)
@@ -86,7 +111,7 @@ bool ForwardBuilder::nodeFromValue(const Target& target, const Expr& value)
             Arg attr;
             attr.kind = Arg::Kind::Str;
             attr.s = value.text;
-            n.args = { Arg::ref(m_graph.nodes[size_t(m_names[object.text])].name), attr };
+            n.args = { Arg::ref(m_graph.nodes[size_t(m_names.find(object.text))].name), attr };
         } else {
             skipLine(value.begin,
                 "cannot read '" + shortText(exprText(value))
@@ -118,15 +143,14 @@ bool ForwardBuilder::nodeFromValue(const Target& target, const Expr& value)
     }
     case Expr::Kind::Name: {
         // A placeholder alias `l_x_ = L_x_`: the node is named by the left-hand side.
-        auto it = m_names.find(value.text);
-        if (it != m_names.end() && m_graph.nodes[size_t(it->second)].op == NodeOp::Placeholder
-            && !m_names.count(target.name)) {
-            Node& input = m_graph.nodes[size_t(it->second)];
+        const int aliased = m_names.find(value.text);
+        if (aliased >= 0 && m_graph.nodes[size_t(aliased)].op == NodeOp::Placeholder && !m_names.count(target.name)) {
+            Node& input = m_graph.nodes[size_t(aliased)];
             input.name = target.name;
             if (input.inputKind == InputKind::UserInput)
                 input.inputKind = kindFromDynamoName(target.name);
-            m_names[target.name] = it->second;
-            m_lineNode = it->second;
+            m_names.insert(target.name, aliased);
+            m_lineNode = aliased;
             return true;
         }
         skipLine(
@@ -144,7 +168,8 @@ bool ForwardBuilder::nodeFromValue(const Target& target, const Expr& value)
 bool ForwardBuilder::callNode(Node& n, const Expr& value)
 {
     const Expr& callee = value.kids[0];
-    std::vector<const Expr*> positional;
+    std::vector<const Expr*>& positional = m_positional; // callNode() does not nest
+    positional.clear();
     for (size_t i = 1; i <= value.positionalCount(); ++i)
         positional.push_back(&value.kids[i]);
     const Expr& root = rootOf(callee);
@@ -160,9 +185,14 @@ bool ForwardBuilder::callNode(Node& n, const Expr& value)
         n.op = NodeOp::CallMethod;
         n.target = callee.text;
         positional.insert(positional.begin(), &callee.kids[0]);
-    } else if (auto dotted = dottedName(callee); dotted && !rootIsNode) {
+    } else if (!rootIsNode && spellDotted(callee, m_dotted)) {
         n.op = NodeOp::CallFunction;
-        n.target = irTarget(*dotted);
+        // irTarget(): `torch.ops.aten.add.Tensor` -> `aten.add.Tensor`.
+        constexpr std::string_view prefix = "torch.ops.";
+        if (m_dotted.size() > prefix.size() && std::string_view(m_dotted).substr(0, prefix.size()) == prefix)
+            n.target.assign(m_dotted, prefix.size(), std::string::npos);
+        else
+            n.target = m_dotted;
     } else {
         skipLine(callee.begin, "cannot read the call of '" + shortText(exprText(callee)) + "'");
         return false;
@@ -183,7 +213,7 @@ bool ForwardBuilder::returnStatement(size_t begin, size_t end)
 {
     Arg value;
     if (begin < end) {
-        ExprParser p(m_tokens, begin, end);
+        ExprParser p(tokens(), begin, end, &m_exprPool);
         auto e = p.expressionList();
         if (!e || !p.atEnd()) {
             skipLine(p.failed() ? p.errorOffset() : p.offset(),
@@ -202,7 +232,7 @@ bool ForwardBuilder::returnStatement(size_t begin, size_t end)
     out.op = NodeOp::Output;
     out.args.push_back(std::move(value));
     m_returned = true;
-    return define(std::move(out), m_tokens[begin - 1].offset, false);
+    return define(std::move(out), tokens()[begin - 1].offset, false);
 }
 
 bool ForwardBuilder::pytreeFlatten(const Expr& targets, const Expr& value)
@@ -242,11 +272,10 @@ bool ForwardBuilder::pytreeFlatten(const Expr& targets, const Expr& value)
 
 bool ForwardBuilder::convertArgs(const std::vector<const Expr*>& exprs, std::vector<Arg>& out)
 {
+    out.reserve(out.size() + exprs.size());
     for (const Expr* e : exprs) {
-        Arg a;
-        if (!convert(*e, a))
+        if (!convert(*e, out.emplace_back())) // on failure the caller drops `out`
             return false;
-        out.push_back(std::move(a));
     }
     return true;
 }
@@ -265,15 +294,18 @@ bool ForwardBuilder::convert(const Expr& e, Arg& out)
             "the use of '" + conv.opaqueRefs[0] + "'"
                 + (conv.opaqueRefs.size() > 1 ? " (and " + std::to_string(conv.opaqueRefs.size() - 1) + " more)" : "")
                 + " inside '" + shortText(exprText(e)) + "' is kept as text; the graph does not count it as a use");
-    // Aliased inputs are referred to by their node name.
+    // Aliased inputs are referred to by their node name. (Without aliases every name in m_names is
+    // its node's own: each node has its name there, and only an alias adds a second one.)
+    if (m_names.size() == m_graph.nodes.size())
+        return true;
     struct Canon {
         const ForwardBuilder& b;
         void operator()(Arg& a, int depth) const
         {
             if (a.kind == Arg::Kind::NodeRef) {
-                auto it = b.m_names.find(a.s);
-                if (it != b.m_names.end())
-                    a.s = b.m_graph.nodes[size_t(it->second)].name;
+                const int i = b.m_names.find(a.s);
+                if (i >= 0)
+                    a.s = b.m_graph.nodes[size_t(i)].name;
             } else if (a.kind == Arg::Kind::List && depth < kMaxNesting + 8) {
                 for (Arg& item : a.items)
                     (*this)(item, depth + 1);
@@ -303,17 +335,20 @@ Result<Graph> ForwardBuilder::finish()
         if (!define(std::move(out), 0, false))
             return *m_error;
     }
-    const auto users = usersByName(m_graph, m_names);
+    if (m_graph.nodes.capacity() > 2 * m_graph.nodes.size() + 64)
+        m_graph.nodes.shrink_to_fit(); // expectNodes() guessed far too many
+    auto done = m_graph.finalize();
+    if (!done)
+        return makeError(done.error().code, "graph '" + m_graph.id + "': " + done.error().message, m_sink.path());
+    // Results of multi-output producers from their getitem users. finalize() ignores outputs, and in a
+    // graph it accepts every reference names a node, so its users are those usersByName would find.
     for (size_t i = 0; i < m_graph.nodes.size(); ++i) {
         Node& n = m_graph.nodes[i];
         if (m_annotated[i] || !n.outputs.empty()
             || (n.op != NodeOp::CallFunction && n.op != NodeOp::CallMethod && n.op != NodeOp::CallModule))
             continue;
-        n.outputs = synthesizedOutputs(m_graph, int(i), users);
+        n.outputs = synthesizedOutputs(m_graph, int(i), n.users);
     }
-    auto done = m_graph.finalize();
-    if (!done)
-        return makeError(done.error().code, "graph '" + m_graph.id + "': " + done.error().message, m_sink.path());
     return std::move(m_graph);
 }
 

@@ -37,7 +37,7 @@ struct Frame {
 
 struct DefHeader {
     std::string name;
-    std::vector<Param> params;
+    std::vector<Param> params; ///< their annotations may refer to the header line's tokens
     std::string error; ///< non-empty: the header could not be read
     size_t errorOffset = 0;
 };
@@ -89,16 +89,19 @@ DefHeader parseDef(std::string_view text, const LogicalLine& line)
         if (i < n && isOpToken(toks[i], ":")) {
             ++i;
             size_t j = i;
-            std::string value;
             while (j < n && toks[j].kind == Token::Kind::String)
-                value += toks[j++].value;
+                ++j;
             p.annotation.present = true;
             p.annotation.offset = i < n ? toks[i].offset : line.end;
             if (j > i
                 && (j >= n || isOpToken(toks[j], ",") || isOpToken(toks[j], ")") || isOpToken(toks[j], "=")
                     || toks[j].kind == Token::Kind::Comment)) {
                 p.annotation.isString = true;
-                p.annotation.text = std::move(value);
+                if (j == i + 1)
+                    p.annotation.literal = &toks[i].value; // the header is read while `line` is
+                else
+                    for (size_t k = i; k < j; ++k)
+                        p.annotation.text += toks[k].value;
                 i = j;
             } else {
                 ExprParser ep(toks, i, n);
@@ -151,6 +154,8 @@ public:
 
     Result<std::vector<Graph>> read()
     {
+        for (size_t p = m_text.find('\n'); p != std::string_view::npos; p = m_text.find('\n', p + 1))
+            ++m_lineCount;
         LineScanner scanner(m_text);
         LogicalLine line;
         while (!m_error && scanner.next(line))
@@ -316,7 +321,9 @@ private:
             m_error = m_sink.error(pos(line, h.errorOffset), "cannot read the forward header: " + h.error);
             return;
         }
-        frame->builder = std::make_unique<ForwardBuilder>(m_text, m_sink, frame->id);
+        frame->builder = std::make_unique<ForwardBuilder>(m_text, m_sink, frame->id, m_annotations);
+        // Each statement and parameter is at least one line: the lines left bound the node count.
+        frame->builder->expectNodes(m_lineCount > size_t(line.line) ? m_lineCount - size_t(line.line) + 2 : 2);
         for (size_t k = 0; k < h.params.size(); ++k) {
             if (k == 0 && h.params[k].name == "self")
                 continue;
@@ -353,11 +360,13 @@ private:
 
     std::string_view m_text;
     DiagnosticSink m_sink;
+    AnnotationCache m_annotations;
     std::vector<Frame> m_stack;
     std::vector<std::pair<size_t, Graph>> m_graphs; ///< (class order, graph)
     std::set<std::string> m_ids;
     std::map<std::string, int> m_idNext;
     size_t m_classes = 0;
+    size_t m_lineCount = 0; ///< newlines in the text
     std::optional<Error> m_error;
 };
 

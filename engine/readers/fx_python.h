@@ -18,6 +18,10 @@ constexpr size_t kMaxTokensPerLine = size_t(1) << 20;
 
 struct Token {
     enum class Kind { Name, Int, Float, String, Op, Comment };
+    /// User-provided, so that `tokens.emplace_back()` only sets the members below instead of first
+    /// zeroing the whole token (value-initialisation).
+    Token() noexcept { }
+
     Kind kind = Kind::Op;
     size_t offset = 0; ///< in the whole text
     std::string_view text; ///< the source spelling (a view into the text being read)
@@ -47,13 +51,15 @@ struct LogicalLine {
 template <class Visit> void forEachTopLevelOp(const std::vector<Token>& tokens, size_t begin, size_t end, Visit&& visit)
 {
     int depth = 0;
-    for (size_t i = begin; i < end && i < tokens.size(); ++i) {
+    end = end < tokens.size() ? end : tokens.size();
+    for (size_t i = begin; i < end; ++i) {
         const Token& t = tokens[i];
         if (t.kind != Token::Kind::Op)
             continue;
-        if (t.text == "(" || t.text == "[" || t.text == "{")
+        const char c = t.text.size() == 1 ? t.text[0] : '\0';
+        if (c == '(' || c == '[' || c == '{')
             ++depth;
-        else if ((t.text == ")" || t.text == "]" || t.text == "}") && depth > 0)
+        else if ((c == ')' || c == ']' || c == '}') && depth > 0)
             --depth;
         else if (depth == 0)
             visit(i, t);
@@ -74,11 +80,14 @@ private:
     bool scanString(LogicalLine& out, size_t& pos, bool store, char quote, size_t start);
     void scanNumber(LogicalLine& out, size_t& pos, bool store);
     bool continuationAllowed(size_t nextLineStart, int indent) const;
+    /// Sets `value` to `text`, in a buffer of an earlier line's token when one is spare.
+    void assignValue(std::string& value, std::string_view text);
 
     std::string_view m_text;
     bool m_percentNames;
     size_t m_pos = 0;
     int m_line = 1;
+    std::vector<std::string> m_spare; ///< heap buffers of the previous line's token values, for reuse
 };
 
 struct Position {
@@ -124,10 +133,17 @@ struct Expr {
     size_t positionalCount() const { return kids.size() - 1 - keywords.size(); } ///< Call only
 };
 
+/// Empty `Expr::kids` vectors that still own their storage: a reader that parses statement after
+/// statement gives each tree back (recycle()) for the next one to be built in.
+using ExprPool = std::vector<std::vector<Expr>>;
+/// Moves the kids storage of `e`'s whole tree into `pool` (up to a bound); `e` keeps no kids.
+void recycle(Expr& e, ExprPool& pool);
+
 /// Recursive-descent parser over the tokens [begin, end) of one logical line (comments skipped).
 class ExprParser {
 public:
-    ExprParser(const std::vector<Token>& tokens, size_t begin, size_t end);
+    /// `pool`, if given, supplies storage for the trees' kids (see ExprPool).
+    ExprParser(const std::vector<Token>& tokens, size_t begin, size_t end, ExprPool* pool = nullptr);
 
     /// One expression (no top-level tuple without parentheses).
     std::optional<Expr> expression();
@@ -136,9 +152,20 @@ public:
 
     bool atEnd() const { return m_pos >= m_end; }
     const Token* peek() const { return atEnd() ? nullptr : &m_tokens[m_pos]; }
-    bool isOp(std::string_view op) const;
+    bool isOp(std::string_view op) const // inline: the operators are constants at every call
+    {
+        const Token* t = peek();
+        return t && t->kind == Token::Kind::Op && t->text == op;
+    }
     bool isName(std::string_view name) const;
-    bool acceptOp(std::string_view op);
+    bool acceptOp(std::string_view op)
+    {
+        if (!isOp(op))
+            return false;
+        ++m_pos;
+        skipComments();
+        return true;
+    }
     size_t position() const { return m_pos; }
     /// Offset in the text of the current token (or of the end of the last one).
     size_t offset() const;
@@ -149,20 +176,32 @@ public:
     void fail(const std::string& message);
 
 private:
-    std::optional<Expr> expressionAt(int depth);
-    std::optional<Expr> binary(int level, int depth);
-    std::optional<Expr> unary(int depth);
-    std::optional<Expr> power(int depth);
-    std::optional<Expr> primary(int depth);
-    std::optional<Expr> atom(int depth);
-    std::optional<Expr> sequence(std::string_view close, Expr::Kind kind, int depth);
-    std::optional<Expr> dict(int depth);
-    std::optional<Expr> subscript(int depth);
+    // Each parses into `out`, a default-constructed Expr, and returns false on failure (then `out` is
+    // unspecified): building in place spares moving every operand up through the levels.
+    bool expressionAt(int depth, Expr& out);
+    bool binary(int level, int depth, Expr& out);
+    bool unary(int depth, Expr& out);
+    bool power(int depth, Expr& out);
+    bool primary(int depth, Expr& out);
+    bool atom(int depth, Expr& out);
+    bool sequence(std::string_view close, Expr::Kind kind, int depth, Expr& out);
+    bool dict(int depth, Expr& out);
+    bool subscript(int depth, Expr& out);
     bool callArguments(Expr& call, int depth);
     bool checkDepth(Expr& e);
-    void skipComments();
+    /// An empty kids vector with room for `capacity`, from the pool when it has one.
+    std::vector<Expr> newKids(size_t capacity);
+    /// Makes `e` a fresh node of `kind` whose first kid is what `e` was (one move of it), beginning
+    /// where it began; room for `capacity` kids.
+    void wrapFirst(Expr& e, Expr::Kind kind, size_t capacity);
+    void skipComments()
+    {
+        while (m_pos < m_end && m_tokens[m_pos].kind == Token::Kind::Comment)
+            ++m_pos;
+    }
 
     const std::vector<Token>& m_tokens;
+    ExprPool* m_pool;
     size_t m_pos;
     size_t m_end;
     std::string m_error;

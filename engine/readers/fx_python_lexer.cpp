@@ -3,28 +3,42 @@
 
 #include <charconv>
 #include <cstdio>
-#include <cstring>
 #include <limits>
 
 namespace engine::readers::detail {
 
 namespace {
 
+// Byte classes, looked up in one table (the lexer asks for every byte of the text).
+constexpr unsigned char kSpace = 1; ///< horizontal whitespace
+constexpr unsigned char kNameStart = 2; ///< bytes >= 0x80 too, so that UTF-8 identifiers pass through unchanged
+constexpr unsigned char kNameChar = 4;
+struct ByteClasses {
+    unsigned char of[256] = {};
+    constexpr ByteClasses()
+    {
+        for (int u = 0; u < 256; ++u) {
+            const bool start = (u >= 'a' && u <= 'z') || (u >= 'A' && u <= 'Z') || u == '_' || u >= 0x80;
+            const bool space = u == ' ' || u == '\t' || u == '\r' || u == '\f' || u == '\v';
+            of[u] = (space ? kSpace : 0) | (start ? kNameStart | kNameChar : 0) | (u >= '0' && u <= '9' ? kNameChar : 0);
+        }
+    }
+};
+constexpr ByteClasses kBytes;
+
 bool isHorizontalSpace(char c)
 {
-    return c == ' ' || c == '\t' || c == '\r' || c == '\f' || c == '\v';
+    return kBytes.of[static_cast<unsigned char>(c)] & kSpace;
 }
 
-// Bytes >= 0x80 are accepted in names so that UTF-8 identifiers pass through unchanged.
 bool isNameStart(char c)
 {
-    auto u = static_cast<unsigned char>(c);
-    return (u >= 'a' && u <= 'z') || (u >= 'A' && u <= 'Z') || u == '_' || u >= 0x80;
+    return kBytes.of[static_cast<unsigned char>(c)] & kNameStart;
 }
 
 bool isNameChar(char c)
 {
-    return isNameStart(c) || (c >= '0' && c <= '9');
+    return kBytes.of[static_cast<unsigned char>(c)] & kNameChar;
 }
 
 bool isDigit(char c)
@@ -57,10 +71,33 @@ bool isStringPrefix(std::string_view name)
     return true;
 }
 
-const char* const kOps3[] = { "**=", "//=", ">>=", "<<=", "..." };
-const char* const kOps2[] = { "**", "//", "<<", ">>", "<=", ">=", "==", "!=", "->",
+constexpr const char* kOps3[] = { "**=", "//=", ">>=", "<<=", "..." };
+constexpr const char* kOps2[] = { "**", "//", "<<", ">>", "<=", ">=", "==", "!=", "->",
     "+=", "-=", "*=", "/=", "%=", "@=", "&=", "|=", "^=", ":=" };
-const char kOps1[] = "+-*/%@&|^~<>()[]{},:.;=";
+constexpr char kOps1[] = "+-*/%@&|^~<>()[]{},:.;=";
+
+// Per byte: kOneChar if it is a one-character operator, kLonger if a longer operator starts with it,
+// kSecond if it is the second character of a longer operator.
+constexpr unsigned char kOneChar = 1;
+constexpr unsigned char kLonger = 2;
+constexpr unsigned char kSecond = 4;
+struct OpTable {
+    unsigned char kind[256] = {};
+    constexpr OpTable()
+    {
+        for (const char* c = kOps1; *c; ++c)
+            kind[static_cast<unsigned char>(*c)] |= kOneChar;
+        for (const char* op : kOps2) {
+            kind[static_cast<unsigned char>(op[0])] |= kLonger;
+            kind[static_cast<unsigned char>(op[1])] |= kSecond;
+        }
+        for (const char* op : kOps3) {
+            kind[static_cast<unsigned char>(op[0])] |= kLonger;
+            kind[static_cast<unsigned char>(op[1])] |= kSecond;
+        }
+    }
+};
+constexpr OpTable kOpTable;
 
 void appendUtf8(std::string& out, uint32_t cp)
 {
@@ -174,10 +211,28 @@ LineScanner::LineScanner(std::string_view text, bool percentNames)
 {
 }
 
+void LineScanner::assignValue(std::string& value, std::string_view text)
+{
+    if (text.size() > value.capacity() && !m_spare.empty()) {
+        value.swap(m_spare.back());
+        m_spare.pop_back();
+    }
+    value.assign(text.data(), text.size());
+}
+
 bool LineScanner::next(LogicalLine& out)
 {
     if (m_pos >= m_text.size())
         return false;
+    // Strings and comments of one line are much like those of the next: keep their buffers.
+    constexpr size_t kMaxSpare = 64;
+    const size_t local = std::string().capacity();
+    for (Token& t : out.tokens) {
+        if (m_spare.size() >= kMaxSpare)
+            break;
+        if (t.value.capacity() > local)
+            m_spare.push_back(std::move(t.value));
+    }
     out.tokens.clear();
     out.problem.clear();
     out.problemOffset = 0;
@@ -187,8 +242,8 @@ bool LineScanner::next(LogicalLine& out)
     while (p < m_text.size() && isHorizontalSpace(m_text[p]))
         ++p;
     out.indent = int(p - m_pos);
-    const size_t eol = lineEnd(m_text, p);
     auto finishPhysical = [&](LogicalLine::Kind kind, size_t begin) {
+        const size_t eol = lineEnd(m_text, p);
         out.kind = kind;
         out.begin = begin;
         out.end = trimRight(m_text, begin, eol);
@@ -196,7 +251,7 @@ bool LineScanner::next(LogicalLine& out)
         ++m_line;
         return true;
     };
-    if (p == eol)
+    if (p >= m_text.size() || m_text[p] == '\n')
         return finishPhysical(LogicalLine::Kind::Blank, m_pos);
     if (m_text[p] == '#') {
         finishPhysical(LogicalLine::Kind::Comment, p);
@@ -207,11 +262,11 @@ bool LineScanner::next(LogicalLine& out)
         size_t b = p + 1;
         while (b < out.end && isHorizontalSpace(m_text[b]))
             ++b;
-        t.value = std::string(m_text.substr(b, out.end - b));
+        assignValue(t.value, m_text.substr(b, out.end - b));
         out.tokens.push_back(std::move(t));
         return true;
     }
-    if (m_text.compare(p, 6, "class ") == 0 || m_text.compare(p, 6, "class\t") == 0)
+    if (m_text[p] == 'c' && (m_text.compare(p, 6, "class ") == 0 || m_text.compare(p, 6, "class\t") == 0))
         return finishPhysical(LogicalLine::Kind::Class, p);
     out.kind = LogicalLine::Kind::Code;
     out.begin = p;
@@ -255,12 +310,11 @@ void LineScanner::scanCode(LogicalLine& out)
             problem("statement has more than " + std::to_string(kMaxTokensPerLine) + " tokens", out.begin);
             return nullptr;
         }
-        Token t;
+        Token& t = out.tokens.emplace_back();
         t.kind = kind;
         t.offset = start;
         t.text = text.substr(start, end - start);
-        out.tokens.push_back(std::move(t));
-        return &out.tokens.back();
+        return &t;
     };
     while (true) {
         if (pos >= text.size()) {
@@ -313,7 +367,7 @@ void LineScanner::scanCode(LogicalLine& out)
                 size_t e = trimRight(text, pos, eol);
                 while (b < e && isHorizontalSpace(text[b]))
                     ++b;
-                t->value = std::string(text.substr(b, e - b));
+                assignValue(t->value, text.substr(b, e - b));
             }
             pos = eol;
             continue;
@@ -352,18 +406,22 @@ void LineScanner::scanCode(LogicalLine& out)
             continue;
         }
         // Longest operator first. Characters past the end read as '\0', which no operator contains.
-        // (Compared by hand: text.compare() against each operator string was a tenth of a read.)
+        // (Compared by hand, and the longer operators only tried when kOpTable says the two characters
+        // can start one: text.compare() against each operator string was a tenth of a read.)
         const char c1 = pos + 1 < text.size() ? text[pos + 1] : '\0';
         const char c2 = pos + 2 < text.size() ? text[pos + 2] : '\0';
+        const unsigned char opKind = kOpTable.kind[static_cast<unsigned char>(c)];
         size_t len = 0;
-        for (const char* op : kOps3)
-            if (c == op[0] && c1 == op[1] && c2 == op[2])
-                len = 3;
-        if (!len)
-            for (const char* op : kOps2)
-                if (c == op[0] && c1 == op[1])
-                    len = 2;
-        if (!len && c != '\0' && std::strchr(kOps1, c))
+        if ((opKind & kLonger) && (kOpTable.kind[static_cast<unsigned char>(c1)] & kSecond)) {
+            for (const char* op : kOps3)
+                if (c == op[0] && c1 == op[1] && c2 == op[2])
+                    len = 3;
+            if (!len)
+                for (const char* op : kOps2)
+                    if (c == op[0] && c1 == op[1])
+                        len = 2;
+        }
+        if (!len && (opKind & kOneChar))
             len = 1;
         if (!len) {
             auto u = static_cast<unsigned char>(c);
@@ -394,7 +452,7 @@ bool LineScanner::scanString(LogicalLine& out, size_t& pos, bool store, char quo
     bool raw = false;
     for (size_t k = start; k < pos; ++k)
         raw = raw || text[k] == 'r' || text[k] == 'R';
-    if (text.compare(pos, 3, std::string(3, quote)) == 0) {
+    if (pos + 2 < text.size() && text[pos + 1] == quote && text[pos + 2] == quote) { // text[pos] is the quote
         if (out.problem.empty()) {
             out.problem = "triple-quoted strings are not part of FX code";
             out.problemOffset = start;
@@ -419,13 +477,15 @@ bool LineScanner::scanString(LogicalLine& out, size_t& pos, bool store, char quo
         return false;
     }
     if (store && out.problem.empty() && out.tokens.size() < kMaxTokensPerLine) {
-        Token t;
+        Token& t = out.tokens.emplace_back();
         t.kind = Token::Kind::String;
         t.offset = start;
         t.text = text.substr(start, q + 1 - start);
         std::string_view body = text.substr(pos + 1, q - pos - 1);
-        t.value = raw ? std::string(body) : decodeEscapes(body);
-        out.tokens.push_back(std::move(t));
+        if (raw || body.find('\\') == std::string_view::npos)
+            assignValue(t.value, body);
+        else
+            t.value = decodeEscapes(body);
     }
     pos = q + 1;
     return true;
@@ -449,6 +509,23 @@ void LineScanner::scanNumber(LogicalLine& out, size_t& pos, bool store)
         }
     }
     pos = e;
+    if (!prefixed && e - start <= 19) {
+        // The usual case, a plain decimal integer that fits: no copy without '_', no from_chars.
+        uint64_t v = 0;
+        size_t k = start;
+        for (; k < e && isDigit(text[k]); ++k)
+            v = v * 10 + uint64_t(text[k] - '0');
+        if (k == e) {
+            if (store && out.problem.empty() && out.tokens.size() < kMaxTokensPerLine) {
+                Token& t = out.tokens.emplace_back();
+                t.kind = Token::Kind::Int;
+                t.offset = start;
+                t.text = text.substr(start, e - start);
+                t.u = v;
+            }
+            return;
+        }
+    }
     std::string digits;
     for (size_t k = start; k < e; ++k)
         if (text[k] != '_')

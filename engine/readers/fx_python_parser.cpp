@@ -58,39 +58,29 @@ Expr noneAt(size_t offset)
 
 } // namespace
 
-ExprParser::ExprParser(const std::vector<Token>& tokens, size_t begin, size_t end)
+void recycle(Expr& e, ExprPool& pool)
+{
+    constexpr size_t kMaxPooled = 256;
+    for (Expr& k : e.kids)
+        recycle(k, pool);
+    e.kids.clear(); // the kids own no storage any more
+    if (e.kids.capacity() > 0 && pool.size() < kMaxPooled)
+        pool.push_back(std::move(e.kids));
+}
+
+ExprParser::ExprParser(const std::vector<Token>& tokens, size_t begin, size_t end, ExprPool* pool)
     : m_tokens(tokens)
+    , m_pool(pool)
     , m_pos(begin)
     , m_end(std::min(end, tokens.size()))
 {
     skipComments();
 }
 
-void ExprParser::skipComments()
-{
-    while (m_pos < m_end && m_tokens[m_pos].kind == Token::Kind::Comment)
-        ++m_pos;
-}
-
-bool ExprParser::isOp(std::string_view op) const
-{
-    const Token* t = peek();
-    return t && t->kind == Token::Kind::Op && t->text == op;
-}
-
 bool ExprParser::isName(std::string_view name) const
 {
     const Token* t = peek();
     return t && t->kind == Token::Kind::Name && !t->percent && t->text == name;
-}
-
-bool ExprParser::acceptOp(std::string_view op)
-{
-    if (!isOp(op))
-        return false;
-    ++m_pos;
-    skipComments();
-    return true;
 }
 
 size_t ExprParser::offset() const
@@ -127,26 +117,30 @@ bool ExprParser::checkDepth(Expr& e)
 
 std::optional<Expr> ExprParser::expression()
 {
-    return binary(0, 0);
+    Expr e;
+    if (!binary(0, 0, e))
+        return std::nullopt;
+    return e;
 }
 
 std::optional<Expr> ExprParser::expressionList()
 {
     size_t start = offset();
-    auto first = expression();
-    if (!first || !isOp(","))
+    Expr first;
+    if (!binary(0, 0, first))
+        return std::nullopt;
+    if (!isOp(","))
         return first;
     Expr tuple;
     tuple.kind = Expr::Kind::Tuple;
     tuple.begin = start;
-    tuple.kids.push_back(std::move(*first));
+    tuple.kids = newKids(4);
+    tuple.kids.push_back(std::move(first));
     while (acceptOp(",")) {
         if (atEnd() || isOp("=") || isOp(";"))
             break;
-        auto item = expression();
-        if (!item)
+        if (!binary(0, 0, tuple.kids.emplace_back()))
             return std::nullopt;
-        tuple.kids.push_back(std::move(*item));
     }
     tuple.end = tuple.kids.back().end;
     if (!checkDepth(tuple))
@@ -154,135 +148,143 @@ std::optional<Expr> ExprParser::expressionList()
     return tuple;
 }
 
-// Precedence climbing: the same left-associative trees as one recursive-descent function per level,
-// without passing every operand up through all seven levels (an Expr move at each).
-std::optional<Expr> ExprParser::binary(int level, int depth)
+std::vector<Expr> ExprParser::newKids(size_t capacity)
 {
-    auto left = unary(depth);
-    while (left && !failed()) {
+    std::vector<Expr> kids;
+    if (m_pool && !m_pool->empty()) {
+        kids = std::move(m_pool->back());
+        m_pool->pop_back();
+    }
+    kids.reserve(capacity);
+    return kids;
+}
+
+void ExprParser::wrapFirst(Expr& e, Expr::Kind kind, size_t capacity)
+{
+    std::vector<Expr> kids = newKids(capacity);
+    kids.push_back(std::move(e));
+    e.kind = kind;
+    e.text.clear();
+    e.u = 0;
+    e.f = 0.0;
+    e.percent = false;
+    e.begin = kids[0].begin;
+    e.end = 0;
+    e.depth = 1;
+    e.keywords.clear();
+    e.kids = std::move(kids);
+}
+
+// Precedence climbing: the same left-associative trees as one recursive-descent function per level,
+// without passing every operand up through all seven levels.
+bool ExprParser::binary(int level, int depth, Expr& out)
+{
+    if (!unary(depth, out))
+        return false;
+    while (!failed()) {
         const Token* t = peek();
         if (!t || t->kind != Token::Kind::Op)
             break;
         const int opLevel = binaryLevel(t->text);
         if (opLevel < level)
             break;
-        std::string op(t->text);
+        const std::string_view op = t->text;
         ++m_pos;
         skipComments();
-        auto right = binary(opLevel + 1, depth);
-        if (!right)
-            return std::nullopt;
-        Expr node;
-        node.kind = Expr::Kind::Binary;
-        node.text = op;
-        node.begin = left->begin;
-        node.end = right->end;
-        node.kids.push_back(std::move(*left));
-        node.kids.push_back(std::move(*right));
-        if (!checkDepth(node))
-            return std::nullopt;
-        left = std::move(node);
+        Expr right;
+        if (!binary(opLevel + 1, depth, right))
+            return false;
+        wrapFirst(out, Expr::Kind::Binary, 2);
+        out.text.assign(op.data(), op.size());
+        out.end = right.end;
+        out.kids.push_back(std::move(right));
+        if (!checkDepth(out))
+            return false;
     }
-    if (failed())
-        return std::nullopt;
-    return left;
+    return !failed();
 }
 
-std::optional<Expr> ExprParser::unary(int depth)
+bool ExprParser::unary(int depth, Expr& out)
 {
     if (depth > kMaxNesting) {
         fail("expression nested more than " + std::to_string(kMaxNesting) + " levels deep");
-        return std::nullopt;
+        return false;
     }
-    for (const char* op : { "-", "+", "~" }) {
-        if (isOp(op)) {
-            size_t start = offset();
-            acceptOp(op);
-            auto operand = unary(depth + 1);
-            if (!operand)
-                return std::nullopt;
-            Expr node;
-            node.kind = Expr::Kind::Unary;
-            node.text = op;
-            node.begin = start;
-            node.end = operand->end;
-            node.kids.push_back(std::move(*operand));
-            if (!checkDepth(node))
-                return std::nullopt;
-            return node;
-        }
+    const Token* t = peek();
+    if (t && t->kind == Token::Kind::Op && t->text.size() == 1
+        && (t->text[0] == '-' || t->text[0] == '+' || t->text[0] == '~')) {
+        const std::string_view op = t->text;
+        size_t start = offset();
+        acceptOp(op);
+        Expr operand;
+        if (!unary(depth + 1, operand))
+            return false;
+        out.kind = Expr::Kind::Unary;
+        out.text.assign(op.data(), op.size());
+        out.begin = start;
+        out.end = operand.end;
+        out.kids = newKids(1);
+        out.kids.push_back(std::move(operand));
+        return checkDepth(out);
     }
-    return power(depth);
+    return power(depth, out);
 }
 
-std::optional<Expr> ExprParser::power(int depth)
+bool ExprParser::power(int depth, Expr& out)
 {
-    auto base = primary(depth);
-    if (!base || !isOp("**"))
-        return base;
+    if (!primary(depth, out))
+        return false;
+    if (!isOp("**"))
+        return true;
     acceptOp("**");
-    auto exponent = unary(depth + 1);
-    if (!exponent)
-        return std::nullopt;
-    Expr node;
-    node.kind = Expr::Kind::Binary;
-    node.text = "**";
-    node.begin = base->begin;
-    node.end = exponent->end;
-    node.kids.push_back(std::move(*base));
-    node.kids.push_back(std::move(*exponent));
-    if (!checkDepth(node))
-        return std::nullopt;
-    return node;
+    Expr exponent;
+    if (!unary(depth + 1, exponent))
+        return false;
+    wrapFirst(out, Expr::Kind::Binary, 2);
+    out.text = "**";
+    out.end = exponent.end;
+    out.kids.push_back(std::move(exponent));
+    return checkDepth(out);
 }
 
-std::optional<Expr> ExprParser::primary(int depth)
+bool ExprParser::primary(int depth, Expr& out)
 {
-    auto e = atom(depth);
-    while (e && !failed()) {
-        Expr node;
-        node.begin = e->begin;
+    if (!atom(depth, out))
+        return false;
+    while (!failed()) {
         if (acceptOp(".")) {
             const Token* t = peek();
             if (!t || t->kind != Token::Kind::Name || t->percent) {
                 fail("expected a name after '.'");
-                return std::nullopt;
+                return false;
             }
-            node.kind = Expr::Kind::Attr;
-            node.text = std::string(t->text);
-            node.end = t->offset + t->text.size();
+            wrapFirst(out, Expr::Kind::Attr, 1);
+            out.text.assign(t->text.data(), t->text.size());
+            out.end = t->offset + t->text.size();
             ++m_pos;
             skipComments();
-            node.kids.push_back(std::move(*e));
         } else if (isOp("(")) {
             acceptOp("(");
-            node.kind = Expr::Kind::Call;
-            node.kids.push_back(std::move(*e));
-            if (!callArguments(node, depth + 1))
-                return std::nullopt;
+            wrapFirst(out, Expr::Kind::Call, 4); // the callee and the first arguments without regrowing
+            if (!callArguments(out, depth + 1))
+                return false;
         } else if (isOp("[")) {
             acceptOp("[");
-            node.kind = Expr::Kind::Subscript;
-            node.kids.push_back(std::move(*e));
-            auto index = subscript(depth + 1);
-            if (!index)
-                return std::nullopt;
-            node.kids.push_back(std::move(*index));
-            node.end = offset() + 1;
+            wrapFirst(out, Expr::Kind::Subscript, 2);
+            if (!subscript(depth + 1, out.kids.emplace_back()))
+                return false;
+            out.end = offset() + 1;
             if (!acceptOp("]")) {
                 fail("expected ']'");
-                return std::nullopt;
+                return false;
             }
         } else {
             break;
         }
-        if (!checkDepth(node))
-            return std::nullopt;
-        e = std::move(node);
+        if (!checkDepth(out))
+            return false;
     }
-    if (failed())
-        return std::nullopt;
-    return e;
+    return !failed();
 }
 
 bool ExprParser::callArguments(Expr& call, int depth)
@@ -308,20 +310,16 @@ bool ExprParser::callArguments(Expr& call, int depth)
             std::string name(t->text);
             ++m_pos;
             acceptOp("=");
-            auto value = expressionAt(depth);
-            if (!value)
+            if (!expressionAt(depth, call.kids.emplace_back()))
                 return false;
             call.keywords.push_back(std::move(name));
-            call.kids.push_back(std::move(*value));
         } else {
             if (!call.keywords.empty()) {
                 fail("positional argument after a keyword argument");
                 return false;
             }
-            auto value = expressionAt(depth);
-            if (!value)
+            if (!expressionAt(depth, call.kids.emplace_back()))
                 return false;
-            call.kids.push_back(std::move(*value));
         }
         if (!isOp(")") && !acceptOp(",")) {
             fail("expected ',' or ')' in the argument list");
@@ -330,7 +328,7 @@ bool ExprParser::callArguments(Expr& call, int depth)
     }
 }
 
-std::optional<Expr> ExprParser::subscript(int depth)
+bool ExprParser::subscript(int depth, Expr& out)
 {
     size_t start = offset();
     std::vector<Expr> items;
@@ -338,14 +336,14 @@ std::optional<Expr> ExprParser::subscript(int depth)
     while (!isOp("]")) {
         if (atEnd()) {
             fail("expected ']'");
-            return std::nullopt;
+            return false;
         }
         size_t itemStart = offset();
         std::optional<Expr> lower;
         if (!isOp(":")) {
-            lower = expressionAt(depth);
-            if (!lower)
-                return std::nullopt;
+            lower.emplace();
+            if (!expressionAt(depth, *lower))
+                return false;
         }
         if (isOp(":")) {
             Expr slice;
@@ -361,14 +359,12 @@ std::optional<Expr> ExprParser::subscript(int depth)
                     slice.kids.push_back(noneAt(offset()));
                     continue;
                 }
-                auto bound = expressionAt(depth);
-                if (!bound)
-                    return std::nullopt;
-                slice.kids.push_back(std::move(*bound));
+                if (!expressionAt(depth, slice.kids.emplace_back()))
+                    return false;
             }
             slice.end = offset();
             if (!checkDepth(slice))
-                return std::nullopt;
+                return false;
             items.push_back(std::move(slice));
         } else {
             items.push_back(std::move(*lower));
@@ -377,132 +373,125 @@ std::optional<Expr> ExprParser::subscript(int depth)
             comma = true;
         if (!isOp("]") && !acceptOp(",")) {
             fail("expected ',' or ']' in the subscript");
-            return std::nullopt;
+            return false;
         }
     }
     if (items.empty()) {
         fail("empty subscript");
-        return std::nullopt;
+        return false;
     }
-    if (items.size() == 1 && !comma)
-        return std::move(items[0]);
-    Expr tuple;
-    tuple.kind = Expr::Kind::Tuple;
-    tuple.begin = start;
-    tuple.end = offset();
-    tuple.kids = std::move(items);
-    if (!checkDepth(tuple))
-        return std::nullopt;
-    return tuple;
+    if (items.size() == 1 && !comma) {
+        out = std::move(items[0]);
+        return true;
+    }
+    out.kind = Expr::Kind::Tuple;
+    out.begin = start;
+    out.end = offset();
+    out.kids = std::move(items);
+    return checkDepth(out);
 }
 
-std::optional<Expr> ExprParser::sequence(std::string_view close, Expr::Kind kind, int depth)
+bool ExprParser::sequence(std::string_view close, Expr::Kind kind, int depth, Expr& out)
 {
-    Expr seq;
-    seq.kind = kind;
-    seq.begin = offset();
+    out.kids = newKids(4);
+    out.kind = kind;
+    out.begin = offset();
     acceptOp(kind == Expr::Kind::List ? "[" : "(");
     while (!isOp(close)) {
         if (atEnd()) {
             fail("expected '" + std::string(close) + "'");
-            return std::nullopt;
+            return false;
         }
-        auto item = expressionAt(depth);
-        if (!item)
-            return std::nullopt;
-        seq.kids.push_back(std::move(*item));
+        if (!expressionAt(depth, out.kids.emplace_back()))
+            return false;
         if (!isOp(close) && !acceptOp(",")) {
             fail("expected ',' or '" + std::string(close) + "'");
-            return std::nullopt;
+            return false;
         }
     }
-    seq.end = offset() + 1;
+    out.end = offset() + 1;
     acceptOp(close);
-    if (!checkDepth(seq))
-        return std::nullopt;
-    return seq;
+    return checkDepth(out);
 }
 
-std::optional<Expr> ExprParser::dict(int depth)
+bool ExprParser::dict(int depth, Expr& out)
 {
-    Expr d;
+    Expr& d = out;
     d.kind = Expr::Kind::Dict;
     d.begin = offset();
     acceptOp("{");
     while (!isOp("}")) {
         if (atEnd()) {
             fail("expected '}'");
-            return std::nullopt;
+            return false;
         }
-        auto key = expressionAt(depth);
-        if (!key)
-            return std::nullopt;
+        Expr key;
+        if (!expressionAt(depth, key))
+            return false;
         if (d.kind == Expr::Kind::Set || (d.kids.empty() && (isOp(",") || isOp("}")))) {
             // `{'a', 'b'}`: a set literal (TorchAir prints user_stream_label so).
             d.kind = Expr::Kind::Set;
-            d.kids.push_back(std::move(*key));
+            d.kids.push_back(std::move(key));
             if (!isOp("}") && !acceptOp(",")) {
                 fail("expected ',' or '}' in the set");
-                return std::nullopt;
+                return false;
             }
             continue;
         }
         if (!acceptOp(":")) {
             fail("expected ':' in the dict");
-            return std::nullopt;
+            return false;
         }
-        auto value = expressionAt(depth);
-        if (!value)
-            return std::nullopt;
-        d.kids.push_back(std::move(*key));
-        d.kids.push_back(std::move(*value));
+        Expr value;
+        if (!expressionAt(depth, value))
+            return false;
+        d.kids.push_back(std::move(key));
+        d.kids.push_back(std::move(value));
         if (!isOp("}") && !acceptOp(",")) {
             fail("expected ',' or '}' in the dict");
-            return std::nullopt;
+            return false;
         }
     }
     d.end = offset() + 1;
     acceptOp("}");
-    if (!checkDepth(d))
-        return std::nullopt;
-    return d;
+    return checkDepth(d);
 }
 
-std::optional<Expr> ExprParser::atom(int depth)
+bool ExprParser::atom(int depth, Expr& out)
 {
     if (depth > kMaxNesting) {
         fail("expression nested more than " + std::to_string(kMaxNesting) + " levels deep");
-        return std::nullopt;
+        return false;
     }
     const Token* t = peek();
     if (!t) {
         fail("expected an expression");
-        return std::nullopt;
+        return false;
     }
-    Expr e;
+    Expr& e = out;
     e.begin = t->offset;
     e.end = t->offset + t->text.size();
     switch (t->kind) {
     case Token::Kind::Name:
         e.kind = Expr::Kind::Name;
-        e.text = std::string(t->text);
+        e.text.assign(t->text.data(), t->text.size());
         e.percent = t->percent;
         ++m_pos;
         skipComments();
-        return e;
+        return true;
     case Token::Kind::Int:
         e.kind = Expr::Kind::Int;
         e.u = t->u;
         ++m_pos;
         skipComments();
-        return e;
+        return true;
     case Token::Kind::Float:
         e.kind = Expr::Kind::Float;
         e.f = t->f;
-        e.text = std::string(t->text);
+        e.text.assign(t->text.data(), t->text.size());
         ++m_pos;
         skipComments();
-        return e;
+        return true;
     case Token::Kind::String:
         // Adjacent literals concatenate, as in Python.
         e.kind = Expr::Kind::Str;
@@ -514,7 +503,7 @@ std::optional<Expr> ExprParser::atom(int depth)
             ++m_pos;
             skipComments();
         }
-        return e;
+        return true;
     case Token::Kind::Comment:
         break;
     case Token::Kind::Op:
@@ -525,59 +514,56 @@ std::optional<Expr> ExprParser::atom(int depth)
                 e.kind = Expr::Kind::Tuple;
                 e.end = offset() + 1;
                 acceptOp(")");
-                return e;
+                return true;
             }
-            auto inner = expressionAt(depth + 1);
-            if (!inner)
-                return std::nullopt;
+            // Parsed in place: a parenthesised expression is the expression itself.
+            e.begin = 0;
+            e.end = 0;
+            if (!expressionAt(depth + 1, e))
+                return false;
             if (acceptOp(")"))
-                return inner;
+                return true;
             if (!isOp(",")) {
                 fail("expected ',' or ')'");
-                return std::nullopt;
+                return false;
             }
-            e.kind = Expr::Kind::Tuple;
+            wrapFirst(e, Expr::Kind::Tuple, 2);
             e.begin = start;
-            e.kids.push_back(std::move(*inner));
             while (acceptOp(",")) {
                 if (isOp(")"))
                     break;
-                auto item = expressionAt(depth + 1);
-                if (!item)
-                    return std::nullopt;
-                e.kids.push_back(std::move(*item));
+                if (!expressionAt(depth + 1, e.kids.emplace_back()))
+                    return false;
             }
             e.end = offset() + 1;
             if (!acceptOp(")")) {
                 fail("expected ',' or ')'");
-                return std::nullopt;
+                return false;
             }
-            if (!checkDepth(e))
-                return std::nullopt;
-            return e;
+            return checkDepth(e);
         }
         if (t->text == "[")
-            return sequence("]", Expr::Kind::List, depth + 1);
+            return sequence("]", Expr::Kind::List, depth + 1, e);
         if (t->text == "{")
-            return dict(depth + 1);
+            return dict(depth + 1, e);
         if (t->text == "...") {
             e.kind = Expr::Kind::Ellipsis;
             acceptOp("...");
-            return e;
+            return true;
         }
         break;
     }
     fail("unexpected '" + std::string(t->text.substr(0, 40)) + "'");
-    return std::nullopt;
+    return false;
 }
 
-std::optional<Expr> ExprParser::expressionAt(int depth)
+bool ExprParser::expressionAt(int depth, Expr& out)
 {
     if (depth > kMaxNesting) {
         fail("expression nested more than " + std::to_string(kMaxNesting) + " levels deep");
-        return std::nullopt;
+        return false;
     }
-    return binary(0, depth);
+    return binary(0, depth, out);
 }
 
 } // namespace engine::readers::detail

@@ -201,10 +201,10 @@ Result<Annotation> parseAnnotationAt(std::string_view text, std::vector<std::str
     return a;
 }
 
-void collectRefs(const Arg& a, std::vector<std::string>& names, int depth)
+void collectRefs(const Arg& a, std::vector<const std::string*>& names, int depth)
 {
     if (a.kind == Arg::Kind::NodeRef)
-        names.push_back(a.s);
+        names.push_back(&a.s);
     else if (a.kind == Arg::Kind::List && depth < kMaxNesting + 8)
         for (const Arg& item : a.items)
             collectRefs(item, names, depth + 1);
@@ -326,14 +326,18 @@ bool equivalentMeta(const TensorMeta& a, const TensorMeta& b)
 
 InputKind kindFromDynamoName(std::string_view name)
 {
-    std::string lower;
-    for (char c : name)
-        lower += char(std::tolower(static_cast<unsigned char>(c)));
-    if (lower.rfind("l_", 0) != 0 && lower.rfind("g_", 0) != 0)
+    // Case-insensitive, without a lowercase copy of every input's name.
+    auto lower = [](char c) { return char(std::tolower(static_cast<unsigned char>(c))); };
+    auto contains = [&](std::string_view needle) { // `needle` is lowercase
+        return std::search(name.begin(), name.end(), needle.begin(), needle.end(),
+                   [&](char a, char b) { return lower(a) == b; })
+            != name.end();
+    };
+    if (name.size() < 2 || (lower(name[0]) != 'l' && lower(name[0]) != 'g') || name[1] != '_')
         return InputKind::UserInput;
-    if (lower.find("_parameters_") != std::string::npos)
+    if (contains("_parameters_"))
         return InputKind::Parameter;
-    if (lower.find("_buffers_") != std::string::npos)
+    if (contains("_buffers_"))
         return InputKind::Buffer;
     return InputKind::UserInput;
 }
@@ -350,15 +354,15 @@ std::optional<InputKind> kindFromDescriptor(std::string_view comment)
 std::vector<std::vector<int>> usersByName(const Graph& g, const std::map<std::string, int>& byName)
 {
     std::vector<std::vector<int>> users(g.nodes.size());
-    std::vector<std::string> names;
+    std::vector<const std::string*> names;
     for (size_t i = 0; i < g.nodes.size(); ++i) {
         names.clear();
         for (const Arg& a : g.nodes[i].args)
             collectRefs(a, names, 0);
         for (const auto& kw : g.nodes[i].kwargs)
             collectRefs(kw.second, names, 0);
-        for (const std::string& n : names) {
-            auto it = byName.find(n);
+        for (const std::string* n : names) {
+            auto it = byName.find(*n);
             if (it == byName.end() || it->second < 0 || size_t(it->second) >= users.size())
                 continue;
             auto& list = users[size_t(it->second)];
@@ -371,19 +375,33 @@ std::vector<std::vector<int>> usersByName(const Graph& g, const std::map<std::st
 
 std::vector<TensorMeta> synthesizedOutputs(const Graph& g, int producer, const std::vector<std::vector<int>>& users)
 {
+    if (producer < 0 || size_t(producer) >= users.size())
+        return {};
+    return synthesizedOutputs(g, producer, users[size_t(producer)]);
+}
+
+std::vector<TensorMeta> synthesizedOutputs(const Graph& g, int producer, const std::vector<int>& producerUsers)
+{
     std::vector<TensorMeta> out;
     std::vector<bool> known;
-    if (producer < 0 || size_t(producer) >= users.size())
+    if (producer < 0 || size_t(producer) >= g.nodes.size())
         return out;
     const std::string& name = g.nodes[size_t(producer)].name;
-    for (int u : users[size_t(producer)]) {
+    for (int u : producerUsers) {
+        if (u < 0 || size_t(u) >= g.nodes.size())
+            continue;
         const Node& n = g.nodes[size_t(u)];
         if (n.op != NodeOp::CallFunction || n.target != "operator.getitem" || n.args.size() < 2
             || n.args[0].kind != Arg::Kind::NodeRef || n.args[0].s != name || n.args[1].kind != Arg::Kind::Int
             || n.args[1].i < 0 || n.args[1].i >= kMaxGetItemIndex || n.outputs.size() != 1)
             continue;
         size_t k = size_t(n.args[1].i);
-        if (out.size() <= k) {
+        if (out.size() == k) { // the usual order: getitem 0, 1, 2, ...
+            out.push_back(n.outputs[0]);
+            known.push_back(true);
+            continue;
+        }
+        if (out.size() < k) {
             TensorMeta gap;
             gap.shape = { SymExpr::constant(0) };
             gap.dtype = DType::Unknown;
@@ -409,24 +427,26 @@ Arg exprToArg(const Expr& e, const NameLookup& isNode, ArgConversion& conv)
 {
     Arg a;
     switch (e.kind) {
-    case Expr::Kind::Name:
-        if (e.text == "None")
+    case Expr::Kind::Name: {
+        const std::string_view name = e.text; // compared by length first
+        if (name == "None")
             return a;
-        if (e.text == "True" || e.text == "False") {
+        if (name == "True" || name == "False") {
             a.kind = Arg::Kind::Bool;
-            a.b = e.text == "True";
+            a.b = name == "True";
             return a;
         }
         if (isNode(e.text))
             return Arg::ref(e.text);
-        if (e.text == "inf" || e.text == "nan") {
+        if (name == "inf" || name == "nan") {
             a.kind = Arg::Kind::Float;
-            a.f = e.text == "inf" ? std::numeric_limits<double>::infinity() : std::numeric_limits<double>::quiet_NaN();
+            a.f = name == "inf" ? std::numeric_limits<double>::infinity() : std::numeric_limits<double>::quiet_NaN();
             return a;
         }
         conv.unknownNames.push_back(e.text);
         conv.unknownOffsets.push_back(e.begin);
         return Arg::ref(e.text);
+    }
     case Expr::Kind::Int:
         if (e.u <= uint64_t(std::numeric_limits<int64_t>::max()))
             return Arg::integer(int64_t(e.u));

@@ -69,6 +69,8 @@ std::optional<InputKind> kindFromDescriptor(std::string_view comment);
 /// The results getitem users describe: outputs[k] from the annotation of `producer[k]`; indices no
 /// getitem picks are filled with an empty tensor (shape [0], dtype Unknown) so that k stays aligned.
 std::vector<TensorMeta> synthesizedOutputs(const Graph& g, int producer, const std::vector<std::vector<int>>& users);
+/// The same from the producer's own users (`producerUsers`: its users in node order, e.g. Node::users).
+std::vector<TensorMeta> synthesizedOutputs(const Graph& g, int producer, const std::vector<int>& producerUsers);
 /// users[i]: the nodes whose args or kwargs name node i (by name, before finalize).
 std::vector<std::vector<int>> usersByName(const Graph& g, const std::map<std::string, int>& byName);
 
