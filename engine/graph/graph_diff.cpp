@@ -19,19 +19,6 @@ namespace {
 
 // ---- Targets as FX prints them ----
 
-std::vector<std::string> splitDots(const std::string& s)
-{
-    std::vector<std::string> parts;
-    size_t start = 0;
-    while (true) {
-        const size_t dot = s.find('.', start);
-        parts.push_back(s.substr(start, dot == std::string::npos ? std::string::npos : dot - start));
-        if (dot == std::string::npos)
-            return parts;
-        start = dot + 1;
-    }
-}
-
 std::string targetOf(const Node& n)
 {
     if (n.op == NodeOp::Placeholder || n.op == NodeOp::Output)
@@ -42,14 +29,7 @@ std::string targetOf(const Node& n)
 // An OpOverload (torch.ops.<ns>.<op>.<overload>), not operator.getitem, a builtin or a higher-order op.
 bool isOpOverload(const Node& n)
 {
-    if (n.op != NodeOp::CallFunction)
-        return false;
-    const std::vector<std::string> parts = splitDots(targetOf(n));
-    if (parts.size() < 3)
-        return false;
-    const std::string& ns = parts[0];
-    return !(ns == "operator" || ns == "_operator" || ns == "builtins" || ns == "math" || ns == "torch"
-        || ns == "higher_order");
+    return n.op == NodeOp::CallFunction && isOpOverloadTarget(n.target);
 }
 
 // _pretty_print_target: the placeholder's name, "output", "torch.ops.aten.add.Tensor", "operator.getitem".
@@ -87,7 +67,7 @@ const char* opName(NodeOp op)
 
 // Lists are printed with brackets: the IR does not tell tuples from lists. Nesting is bounded by the
 // readers (200 levels); a hand-built graph deeper than that is cut off rather than recursed into.
-std::string argText(const Arg& a, int depth = 0)
+std::string argTextAt(const Arg& a, int depth)
 {
     switch (a.kind) {
     case Arg::Kind::None:
@@ -107,7 +87,7 @@ std::string argText(const Arg& a, int depth = 0)
             return "[...]";
         std::string s = "[";
         for (size_t i = 0; i < a.items.size(); ++i)
-            s += (i ? ", " : "") + argText(a.items[i], depth + 1);
+            s += (i ? ", " : "") + argTextAt(a.items[i], depth + 1);
         return s + "]";
     }
     }
@@ -119,7 +99,7 @@ std::string argsText(const std::vector<Arg>& args)
 {
     std::string s = "(";
     for (size_t i = 0; i < args.size(); ++i)
-        s += (i ? ", " : "") + argText(args[i]);
+        s += (i ? ", " : "") + argTextAt(args[i], 0);
     return s + (args.size() == 1 ? ",)" : ")");
 }
 
@@ -127,7 +107,7 @@ std::string kwargsText(const std::vector<std::pair<std::string, Arg>>& kwargs)
 {
     std::string s = "{";
     for (size_t i = 0; i < kwargs.size(); ++i)
-        s += (i ? ", " : "") + pyStrRepr(kwargs[i].first) + ": " + argText(kwargs[i].second);
+        s += (i ? ", " : "") + pyStrRepr(kwargs[i].first) + ": " + argTextAt(kwargs[i].second, 0);
     return s + "}";
 }
 
@@ -199,7 +179,7 @@ bool sameArg(const Arg& a, const Arg& b, int depth = 0)
         if (a.items.size() != b.items.size())
             return false;
         if (depth > 256)
-            return argText(a, depth) == argText(b, depth);
+            return argTextAt(a, depth) == argTextAt(b, depth);
         for (size_t i = 0; i < a.items.size(); ++i)
             if (!sameArg(a.items[i], b.items[i], depth + 1))
                 return false;
@@ -377,6 +357,11 @@ std::string compareText(const std::string& passName, const GraphDiff& diff)
         + " nodes, after " + std::to_string(diff.nodesAfter) + " nodes,\n    removed nodes: " + pyStrList(diff.removed)
         + ",\n    added nodes: " + pyStrList(diff.added) + ",\n    operations statistics:\n "
         + tabulate(diff.operations) + "\n\n    targets statistics:\n " + tabulate(diff.targets);
+}
+
+std::string argText(const Arg& a)
+{
+    return argTextAt(a, 0);
 }
 
 } // namespace engine

@@ -55,6 +55,10 @@ struct GraphDiff {
     bool identical() const { return removed.empty() && added.empty() && changed.empty(); }
 };
 
+/// An argument as the diff and the passes' messages print it: Python's repr of constants (`1.0`,
+/// `'s'`), node references by name, lists in brackets (the IR does not tell tuples from lists).
+std::string argText(const Arg& a);
+
 /// Compares `a` (before) with `b` (after). Neither graph needs to be finalized: references are
 /// compared by name. What is compared per node: op, target (`torch.ops.` prefix and a missing
 /// `.default` overload ignored), args, kwargs (in order), tensor metadata (dtype, sizes, strides,

@@ -7,19 +7,6 @@ namespace engine {
 
 namespace {
 
-std::vector<std::string> splitDots(const std::string& s)
-{
-    std::vector<std::string> parts;
-    size_t start = 0;
-    while (true) {
-        size_t dot = s.find('.', start);
-        parts.push_back(s.substr(start, dot == std::string::npos ? std::string::npos : dot - start));
-        if (dot == std::string::npos)
-            return parts;
-        start = dot + 1;
-    }
-}
-
 bool startsWith(const std::string& s, const char* prefix)
 {
     return s.rfind(prefix, 0) == 0;
@@ -202,6 +189,29 @@ std::string canonicalTarget(const std::string& target)
             t += ".default";
     }
     return t;
+}
+
+std::vector<std::string> splitDots(const std::string& s)
+{
+    std::vector<std::string> parts;
+    size_t start = 0;
+    while (true) {
+        size_t dot = s.find('.', start);
+        parts.push_back(s.substr(start, dot == std::string::npos ? std::string::npos : dot - start));
+        if (dot == std::string::npos)
+            return parts;
+        start = dot + 1;
+    }
+}
+
+bool isOpOverloadTarget(const std::string& target)
+{
+    const std::vector<std::string> parts = splitDots(canonicalTarget(target));
+    if (parts.size() < 3)
+        return false;
+    const std::string& ns = parts[0];
+    return !(ns == "operator" || ns == "_operator" || ns == "builtins" || ns == "math" || ns == "torch"
+        || ns == "higher_order");
 }
 
 } // namespace engine

@@ -2,6 +2,7 @@
 /// What the simulator needs to know about an op target to model memory: does it allocate a new
 /// storage, alias one of its inputs (views), or write into its first argument (in-place)?
 #include <string>
+#include <vector>
 
 namespace engine {
 
@@ -29,5 +30,13 @@ OpInfo classifyOp(const std::string& target);
 /// aten/prims/npu/air name (FX prints the packet for its default overload): the one spelling the
 /// passes' schema table and the graph diff compare by. "torch.ops.aten.mm" -> "aten.mm.default".
 std::string canonicalTarget(const std::string& target);
+
+/// Is `target` an OpOverload (`[torch.ops.]<ns>.<op>.<overload>`, a two-part aten/npu name counting
+/// as its default overload), rather than operator.getitem, a Python builtin, a math or torch function
+/// or a higher-order op?
+bool isOpOverloadTarget(const std::string& target);
+
+/// The dot-separated parts of a target ("aten.add.Tensor" -> {"aten", "add", "Tensor"}).
+std::vector<std::string> splitDots(const std::string& target);
 
 } // namespace engine

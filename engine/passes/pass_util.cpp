@@ -11,32 +11,6 @@ namespace engine::passes::detail {
 
 namespace {
 
-bool isPythonNamespace(const std::string& ns)
-{
-    return ns == "operator" || ns == "_operator" || ns == "builtins" || ns == "math" || ns == "torch"
-        || ns == "higher_order";
-}
-
-std::vector<std::string> splitDots(const std::string& s)
-{
-    std::vector<std::string> parts;
-    std::stringstream in(s);
-    std::string part;
-    while (std::getline(in, part, '.'))
-        parts.push_back(part);
-    return parts;
-}
-
-std::string pyRepr(double f)
-{
-    std::ostringstream out;
-    out << f;
-    std::string s = out.str();
-    if (s.find_first_of(".eEn") == std::string::npos)
-        s += ".0"; // Python prints floats with a decimal point: 1.0, not 1
-    return s;
-}
-
 Arg parseDefault(const std::string& text)
 {
     Arg a;
@@ -72,10 +46,7 @@ bool isCallFunction(const Node& n)
 
 bool isOpOverload(const Node& n)
 {
-    if (!isCallFunction(n))
-        return false;
-    const std::vector<std::string> parts = splitDots(targetOf(n));
-    return parts.size() >= 3 && !isPythonNamespace(parts[0]);
+    return isCallFunction(n) && isOpOverloadTarget(n.target);
 }
 
 bool isGetItem(const Node& n)
@@ -128,31 +99,6 @@ int refOf(const Graph& g, const Arg& a)
     if (a.node >= 0 && size_t(a.node) < g.nodes.size() && g.nodes[size_t(a.node)].name == a.s)
         return a.node;
     return g.find(a.s);
-}
-
-std::string argRepr(const Arg& a)
-{
-    switch (a.kind) {
-    case Arg::Kind::None:
-        return "None";
-    case Arg::Kind::NodeRef:
-        return a.s;
-    case Arg::Kind::Int:
-        return std::to_string(a.i);
-    case Arg::Kind::Float:
-        return pyRepr(a.f);
-    case Arg::Kind::Bool:
-        return a.b ? "True" : "False";
-    case Arg::Kind::Str:
-        return "'" + a.s + "'";
-    case Arg::Kind::List: {
-        std::string s = "[";
-        for (size_t i = 0; i < a.items.size(); ++i)
-            s += (i ? ", " : "") + argRepr(a.items[i]);
-        return s + "]";
-    }
-    }
-    return "None";
 }
 
 Arg strArg(const std::string& s)

@@ -33,8 +33,6 @@ std::string pyTarget(const Node& n);
 std::string nodeList(const Graph& g, const std::vector<int>& nodes);
 /// The node an argument refers to, or -1 (constants, lists, stale references).
 int refOf(const Graph& g, const Arg& a);
-/// Python repr of a constant argument, or the node name for a reference: "0", "-1", "None", "True", "add".
-std::string argRepr(const Arg& a);
 
 Arg strArg(const std::string& s);
 Arg boolArg(bool b);

@@ -1,5 +1,6 @@
 #include "engine/passes/reinplace_common.h"
 
+#include "engine/graph/graph_diff.h"
 #include "engine/graph/op_info.h"
 #include "engine/passes/pass_util.h"
 
@@ -108,7 +109,7 @@ bool StreamChecker::checkArgs(
             log.push_back("Input index " + std::to_string(idx) + " out of range for node " + n.name);
             continue;
         }
-        which += (k ? ", " : "") + argRepr(n.args[size_t(idx)]);
+        which += (k ? ", " : "") + argText(n.args[size_t(idx)]);
         const int input = refOf(g, n.args[size_t(idx)]);
         std::vector<int> users = input >= 0 ? collectUsers(g, input) : std::vector<int> {};
         const int outIdx = total - int(indices.size()) + int(k);

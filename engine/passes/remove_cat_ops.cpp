@@ -1,6 +1,7 @@
 // remove_cat_ops (TA/cat_optimization.py `optimize_cat_with_out_tensor`, §4.4): a cat along dim 0 of
 // tensors that ops produce is replaced by one empty buffer whose dim-0 slices those ops write directly
 // through their `.out` overloads, which saves the copy into the cat and one buffer's worth of memory.
+#include "engine/graph/graph_diff.h"
 #include "engine/graph/op_info.h"
 #include "engine/passes/pass_util.h"
 #include "engine/passes/pipeline.h"
@@ -73,7 +74,7 @@ Verdict validate(const Graph& g, const Node& cat, const std::set<std::string>& c
     // isinstance(dim, int) and dim == 0: a Python bool is an int, so False passes and True does not.
     const bool zero = (dim.kind == Arg::Kind::Int && dim.i == 0) || (dim.kind == Arg::Kind::Bool && !dim.b);
     if (!zero)
-        return { "Only supports dim=0, got dim=" + detail::argRepr(dim), {} };
+        return { "Only supports dim=0, got dim=" + argText(dim), {} };
     if (cat.outputs.empty())
         return { "Missing output metadata", {} };
     for (size_t i = 0; i < tensors.items.size(); ++i) {

@@ -8,17 +8,6 @@ namespace engine::pickle::detail {
 
 namespace {
 
-int hexValue(unsigned char c)
-{
-    if (c >= '0' && c <= '9')
-        return c - '0';
-    if (c >= 'a' && c <= 'f')
-        return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F')
-        return c - 'A' + 10;
-    return -1;
-}
-
 /// Magnitude as 32-bit limbs, least significant first, no leading zero limbs.
 using Limbs = std::vector<uint32_t>;
 
@@ -95,25 +84,6 @@ bool isUtf8(std::string_view s)
     return true;
 }
 
-void appendUtf8(std::string& out, uint32_t cp)
-{
-    if (cp < 0x80) {
-        out += char(cp);
-    } else if (cp < 0x800) {
-        out += char(0xC0 | (cp >> 6));
-        out += char(0x80 | (cp & 0x3F));
-    } else if (cp < 0x10000) {
-        out += char(0xE0 | (cp >> 12));
-        out += char(0x80 | ((cp >> 6) & 0x3F));
-        out += char(0x80 | (cp & 0x3F));
-    } else {
-        out += char(0xF0 | (cp >> 18));
-        out += char(0x80 | ((cp >> 12) & 0x3F));
-        out += char(0x80 | ((cp >> 6) & 0x3F));
-        out += char(0x80 | (cp & 0x3F));
-    }
-}
-
 uint32_t nextCodePoint(std::string_view s, size_t& i)
 {
     const auto c = static_cast<unsigned char>(s[i]);
@@ -155,7 +125,7 @@ bool decodeRawUnicodeEscape(std::string_view in, std::string& out, std::string& 
         ++i;
         uint32_t cp = 0;
         for (size_t k = 0; k < digits; ++k, ++i) {
-            const int h = i < in.size() ? hexValue(static_cast<unsigned char>(in[i])) : -1;
+            const int h = i < in.size() ? hexDigitValue(in[i]) : -1;
             if (h < 0) {
                 error = digits == 4 ? "truncated \\uXXXX escape" : "truncated \\UXXXXXXXX escape";
                 return false;
@@ -216,8 +186,8 @@ bool decodeStringEscape(std::string_view in, std::string& out, std::string& erro
             out += '\a';
             break;
         case 'x': {
-            const int h1 = i < in.size() ? hexValue(static_cast<unsigned char>(in[i])) : -1;
-            const int h2 = i + 1 < in.size() ? hexValue(static_cast<unsigned char>(in[i + 1])) : -1;
+            const int h1 = i < in.size() ? hexDigitValue(in[i]) : -1;
+            const int h2 = i + 1 < in.size() ? hexDigitValue(in[i + 1]) : -1;
             if (h1 < 0 || h2 < 0) {
                 error = "invalid \\x escape at position " + std::to_string(i - 2);
                 return false;

@@ -2,6 +2,8 @@
 /// Text and number codecs the pickle reader and repr() share (internal to engine/pickle): UTF-8
 /// checks, Python's escape codecs, and integers of any length between two's-complement bytes and
 /// decimal text.
+#include "engine/core/text_codec.h"
+
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -11,7 +13,7 @@ namespace engine::pickle::detail {
 /// UTF-8 as Python's 'surrogatepass' reads it: strict UTF-8 plus encoded lone surrogates.
 bool isUtf8(std::string_view s);
 bool isAscii(std::string_view s);
-void appendUtf8(std::string& out, uint32_t codePoint);
+using engine::appendUtf8; ///< core/text_codec.h
 
 /// Decodes one code point at s[i] (valid per isUtf8), advancing i.
 uint32_t nextCodePoint(std::string_view s, size_t& i);

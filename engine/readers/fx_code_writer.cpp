@@ -1,6 +1,7 @@
 // writeFxCode: a Graph as PyTorch's readable FX code.
 #include "engine/readers/fx_code_writer.h"
 
+#include "engine/graph/op_info.h"
 #include "engine/readers/fx_reader_internal.h"
 
 #include <map>
@@ -19,15 +20,7 @@ bool isOpOverload(const std::string& target)
 {
     static const std::set<std::string> namespaces = { "aten", "prims", "npu", "atb", "air", "quantized", "_quantized",
         "_c10d_functional", "c10d_functional", "_dtensor", "inductor", "torchvision", "fbgemm" };
-    std::vector<std::string> parts;
-    size_t start = 0;
-    while (true) {
-        size_t dot = target.find('.', start);
-        parts.push_back(target.substr(start, dot == std::string::npos ? std::string::npos : dot - start));
-        if (dot == std::string::npos)
-            break;
-        start = dot + 1;
-    }
+    const std::vector<std::string> parts = splitDots(target);
     if (parts.size() == 2 && parts[0] == "higher_order")
         return true;
     return parts.size() == 3 && namespaces.count(parts[0]);

@@ -1,4 +1,5 @@
 // Tokens and logical lines of the Python subset FX prints.
+#include "engine/core/text_codec.h"
 #include "engine/readers/fx_python.h"
 
 #include <charconv>
@@ -20,7 +21,8 @@ struct ByteClasses {
         for (int u = 0; u < 256; ++u) {
             const bool start = (u >= 'a' && u <= 'z') || (u >= 'A' && u <= 'Z') || u == '_' || u >= 0x80;
             const bool space = u == ' ' || u == '\t' || u == '\r' || u == '\f' || u == '\v';
-            of[u] = (space ? kSpace : 0) | (start ? kNameStart | kNameChar : 0) | (u >= '0' && u <= '9' ? kNameChar : 0);
+            of[u]
+                = (space ? kSpace : 0) | (start ? kNameStart | kNameChar : 0) | (u >= '0' && u <= '9' ? kNameChar : 0);
         }
     }
 };
@@ -99,36 +101,6 @@ struct OpTable {
 };
 constexpr OpTable kOpTable;
 
-void appendUtf8(std::string& out, uint32_t cp)
-{
-    if (cp < 0x80) {
-        out += char(cp);
-    } else if (cp < 0x800) {
-        out += char(0xC0 | (cp >> 6));
-        out += char(0x80 | (cp & 0x3F));
-    } else if (cp < 0x10000) {
-        out += char(0xE0 | (cp >> 12));
-        out += char(0x80 | ((cp >> 6) & 0x3F));
-        out += char(0x80 | (cp & 0x3F));
-    } else {
-        out += char(0xF0 | ((cp >> 18) & 0x07));
-        out += char(0x80 | ((cp >> 12) & 0x3F));
-        out += char(0x80 | ((cp >> 6) & 0x3F));
-        out += char(0x80 | (cp & 0x3F));
-    }
-}
-
-int hexValue(char c)
-{
-    if (c >= '0' && c <= '9')
-        return c - '0';
-    if (c >= 'a' && c <= 'f')
-        return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F')
-        return c - 'A' + 10;
-    return -1;
-}
-
 // Decodes the escapes of a non-raw string body; unknown escapes keep their backslash, as Python does.
 std::string decodeEscapes(std::string_view body)
 {
@@ -174,8 +146,8 @@ std::string decodeEscapes(std::string_view body)
             size_t digits = e == 'x' ? 2 : e == 'u' ? 4 : 8;
             uint32_t cp = 0;
             size_t k = 0;
-            for (; k < digits && i + 1 + k < body.size() && hexValue(body[i + 1 + k]) >= 0; ++k)
-                cp = cp * 16 + uint32_t(hexValue(body[i + 1 + k]));
+            for (; k < digits && i + 1 + k < body.size() && hexDigitValue(body[i + 1 + k]) >= 0; ++k)
+                cp = cp * 16 + uint32_t(hexDigitValue(body[i + 1 + k]));
             if (k != digits || cp > 0x10FFFF) {
                 out += '\\';
                 out += e;

@@ -178,8 +178,6 @@ private:
         const bool code = line.kind == LogicalLine::Kind::Code || line.kind == LogicalLine::Kind::Class;
         if (code && line.indent == 0) {
             // A statement at column 0 ends any def.
-            if (m_section == Section::Forward)
-                m_forwardEnd = line.line;
             m_section = Section::Top;
         }
         if (m_section == Section::Forward) {
@@ -450,8 +448,6 @@ private:
     {
         Assignment a = parseAssignment(line);
         if (a.targetExpr) {
-            if (m_kernelNames.empty())
-                unpackNames(a, m_kernelNames);
             // `s0 = arg0_1`: the symbol a SymInt placeholder carries.
             if (!a.target.empty() && a.value && a.value->kind == Expr::Kind::Name && a.value->text != "args")
                 m_kernelSymbols[a.value->text] = a.target;
@@ -511,7 +507,6 @@ private:
                 return;
             }
             m_main[a.target] = std::move(in);
-            m_mainOrder.push_back(a.target);
             return;
         }
         if (v.kind == Expr::Kind::Name && m_main.count(v.text) && !m_main[v.text].tensor) {
@@ -527,7 +522,6 @@ private:
         else
             in.symValue = detail::exprText(v); // a SymInt placeholder carrying an expression
         m_main[a.target] = std::move(in);
-        m_mainOrder.push_back(a.target);
     }
 
     // --- the forward -------------------------------------------------------------------------
@@ -641,10 +635,10 @@ private:
             if (isName(first, "with") && isOp(toks.back(), ":"))
                 continue; // a user stream scope: its body is read as if unscoped
             Assignment a = parseAssignment(l);
-            if (m_forwardNames.empty() && m_unpackLine < 0 && a.targetExpr && a.value
-                && a.value->kind == Expr::Kind::Name && a.value->text == "args") {
+            if (!m_unpacked && a.targetExpr && a.value && a.value->kind == Expr::Kind::Name
+                && a.value->text == "args") {
                 unpackNames(a, m_forwardNames);
-                m_unpackLine = l.line;
+                m_unpacked = true;
                 continue;
             }
             // event_<record> = torch.npu.Event() stands for the air.record node <record>.
@@ -738,8 +732,6 @@ private:
 
     Result<Graph> buildGraph()
     {
-        if (m_forwardEnd == 0)
-            m_forwardEnd = m_lastLine + 1;
         std::string normalized = normalizedForward();
         auto read = readFxCode(normalized, m_path);
         if (!read)
@@ -934,15 +926,12 @@ private:
     Section m_section = Section::Top;
     int m_lastLine = 0;
     int m_forwardLine = 0; ///< line of `def forward`
-    int m_forwardEnd = 0;
-    int m_unpackLine = -1;
+    bool m_unpacked = false; ///< the forward's `a, b = args` line has been read
     std::vector<LogicalLine> m_forwardLines;
     std::vector<std::string> m_forwardNames; ///< from `a, b = args` in forward
-    std::vector<std::string> m_kernelNames;
     std::map<std::string, std::string> m_kernelSymbols; ///< placeholder -> symbol (kernel's `s0 = arg0_1`)
     std::map<int, ExampleInput> m_asserted; ///< input index -> assert_size_stride
     std::map<std::string, ExampleInput> m_main; ///< placeholder -> main()'s example
-    std::vector<std::string> m_mainOrder;
     std::vector<std::string> m_untypedInputs;
     std::map<std::string, std::pair<int, size_t>> m_configLine;
     std::map<std::string, size_t> m_configOffset;
