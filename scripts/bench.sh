@@ -7,7 +7,9 @@
 #   scripts/bench.sh --benchmark_filter=ReadFx --benchmark_repetitions=5
 # Then it prints the baselines measured in the same run: the simulator benchmarks against
 # BM_Decode32_Eager_Baseline, and BM_ReadFxCode_Decoder80 against Python's ast.parse of the very file
-# the benchmark read (written to build/bench-fx-decoder80.py; scripts/bench_fx_read.py).
+# the benchmark read (written to build/bench-fx-decoder80.py; scripts/bench_fx_read.py), and
+# BM_ReadPickle_Snapshot100MB against pickletools.genops and pickle.loads of the 100 MiB pickle it
+# read (build/bench-snapshot100.pickle, made once by scripts/bench_pickle.py).
 # Environment: ACLGI_BUILD_DIR (default build) builds and runs in another build dir;
 # ACLGI_BENCH_PY_REPEAT (default 20) is the number of timed ast.parse runs.
 # Not part of scripts/run-tests.sh (which only checks that the benchmarks build): timings on a
@@ -29,7 +31,11 @@ fi
 out=$build_dir/bench-results.json
 fx_file=$build_dir/bench-fx-decoder80.py # the readable FX code BM_ReadFx* read, for the Python baseline
 rm -f "$fx_file"
-ACLGI_BENCH_FX_OUT="$fx_file" "$bench" --benchmark_out="$out" --benchmark_out_format=json "$@"
+pickle_file=$build_dir/bench-snapshot100.pickle # the pickle BM_ReadPickle_* reads, and Python after it
+if [[ ! -f "$pickle_file" ]]; then
+    python3 scripts/bench_pickle.py make "$pickle_file"
+fi
+ACLGI_BENCH_PICKLE="$pickle_file" ACLGI_BENCH_FX_OUT="$fx_file" "$bench" --benchmark_out="$out" --benchmark_out_format=json "$@"
 echo "bench.sh: JSON results in $out"
 
 # Speed is reported as a ratio against a baseline measured in the same run, never asserted: the
@@ -74,3 +80,6 @@ PY
 # BM_ReadFxCode_Decoder80 against Python's ast.parse of the same file, timed now (nothing printed
 # when the filter left the benchmark out).
 python3 scripts/bench_fx_read.py "$out" "$fx_file" || echo "bench.sh: could not compare $out with ast.parse" >&2
+
+# BM_ReadPickle_Snapshot100MB against pickletools.genops and pickle.loads of the same file.
+python3 scripts/bench_pickle.py compare "$out" "$pickle_file" || echo "bench.sh: could not compare $out with pickletools" >&2

@@ -1,5 +1,6 @@
 #include "engine/scenario/load.h"
 
+#include "engine/cache/cache_artifact.h"
 #include "engine/core/file_io.h"
 #include "engine/readers/debug_dir.h"
 #include "engine/readers/fx_reader.h"
@@ -135,7 +136,27 @@ Result<Scenario> loadScenarioOrGraph(const std::string& path, const SymbolValues
         if (!text)
             return text.error();
         Graph g;
-        if (readers::looksLikeTorchairModule(*text)) {
+        if (!text->empty() && static_cast<unsigned char>((*text)[0]) == 0x80) {
+            // A pickle: a compile-cache file (compiled_module), whose py_code is the generated module.
+            auto artifact = cache::readCacheArtifact(*text, path);
+            if (!artifact)
+                return artifact.error();
+            if (!artifact->isArtifact)
+                return makeError(ErrorCode::InvalidArgument,
+                    "this pickle is no TorchAir cache file (its top object is " + artifact->topClass + ")", path);
+            if (!artifact->module)
+                return makeError(ErrorCode::InvalidArgument,
+                    artifact->hasCompiledFx ? "its py_code does not read: " + artifact->moduleError
+                                            : "the cache file has no compiled_fx (TorchAir would recompile it)",
+                    path);
+            for (const std::string& p : artifact->problems)
+                s.diagnostics.push_back(path + ": warning: " + p);
+            for (const auto& d : artifact->module->diagnostics)
+                s.diagnostics.push_back(d.toString());
+            s.backend = artifact->module->backend;
+            s.config = artifact->module->settings;
+            g = std::move(artifact->module->graph);
+        } else if (readers::looksLikeTorchairModule(*text)) {
             // TorchAir's generated module carries its own configuration: use it, and its graph name.
             auto module = readers::readTorchairModule(*text, path);
             if (!module)

@@ -8,11 +8,13 @@ namespace gui::cli {
 namespace {
 
 const char* kUsage = "usage: aclgraph-inspector [FILE...]            open the window (default: the bundled samples)\n"
-                     "       aclgraph-inspector simulate SCENARIO|GRAPH [--set NAME=VALUE ...] [--symbols s0=4,...] [--calls N] [--json] [--log-level "
+                     "       aclgraph-inspector simulate SCENARIO|GRAPH|compiled_module [--set NAME=VALUE ...] [--symbols s0=4,...] [--calls N] [--json] [--log-level "
                      "debug|info|warning] [-o FILE]\n"
                      "       aclgraph-inspector passes SCENARIO|GRAPH [--graph ID] [--set NAME=VALUE ...] [--symbols "
                      "s0=4,...] [--json] [--verbose] [--emit-code OUT]\n"
                      "       aclgraph-inspector stages DEBUG_DIR [--model NAME] [--diff A B] [--json] [-o FILE]\n"
+                     "       aclgraph-inspector cache ls PATH | show FILE | readable FILE [-o OUT] | key [--set NAME=VALUE ...] "
+                     "[--repr FILE] [--against PATH]   (cache --help)\n"
                      "       aclgraph-inspector generate decoder [--layers N] [--batches 1,2,4] [--decode-calls N] "
                      "[--config JSON] [-o FILE]\n"
                      "       aclgraph-inspector --help | --version\n";
@@ -45,6 +47,8 @@ int runSubcommand(int argc, char** argv, std::ostream& out, std::ostream& err)
         return passesCommand(args, out, err);
     if (cmd == "stages")
         return stagesCommand(args, out, err);
+    if (cmd == "cache")
+        return cacheCommand(args, out, err);
     if (cmd == "generate")
         return generateCommand(args, out, err);
     if (cmd == "--help" || cmd == "-h" || cmd == "help") {

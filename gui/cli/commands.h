@@ -14,6 +14,8 @@ int generateCommand(const std::vector<std::string>& args, std::ostream& out, std
 int passesCommand(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
 /// Lists the pass stages of a TORCH_COMPILE_DEBUG folder, or diffs two of them.
 int stagesCommand(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
+/// Inspects TorchAir compile caches: ls, show, readable, key.
+int cacheCommand(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
 int simulateCommand(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
 
 /// Writes a command's result to `out`, or to the file `outPath` when it is not empty; returns the
