@@ -146,7 +146,7 @@ void checkParameters(Checker& c, const CacheArtifact& a)
         c.debug("Prefetch input " + std::to_string(i) + " from " + (isParameter ? "parameter " : "buffer ") + name);
         const std::string head = name.substr(0, name.find('.'));
         if (head.rfind("L[", 0) == 0 && head.find("'self'") == std::string::npos)
-            closures.push_back(name);
+            closures.push_back((isParameter ? "parameter " : "buffer ") + name);
     }
     std::string seen
         = std::to_string(a.inputParameters.size()) + " parameters and buffers are fetched from the live module";
@@ -157,8 +157,34 @@ void checkParameters(Checker& c, const CacheArtifact& a)
     }
     c.warn("parameters",
         seen + "; " + std::to_string(closures.size())
-            + " resolve only through a closure of the cached function, else TorchAir raises ValueError(\"" + "buffer "
+            + " resolve only through a closure of the cached function, else TorchAir raises ValueError(\""
             + closures.front() + " not supported now\")");
+}
+
+/// What Python's C unpickler says where our reader stops (the reader's own text goes to the
+/// detail): an empty file is EOFError "Ran out of input", a cut one "pickle data was truncated", a
+/// byte that is no opcode "invalid load key, 'x'.".
+std::pair<std::string, std::string> pythonUnpicklingError(const std::string& ours, uint64_t size)
+{
+    if (size == 0)
+        return { "EOFError", "Ran out of input" };
+    if (ours.find("truncated") != std::string::npos || ours.find("bytes are left") != std::string::npos
+        || ours.find(" left)") != std::string::npos)
+        return { "UnpicklingError", "pickle data was truncated" };
+    const size_t at = ours.find("unknown opcode 0x");
+    if (at != std::string::npos && at + 19 <= ours.size()) {
+        const int byte = std::stoi(ours.substr(at + 17, 2), nullptr, 16);
+        std::string key;
+        if (byte >= 0x20 && byte < 0x7f)
+            key = std::string(1, char(byte));
+        else {
+            char buf[8];
+            std::snprintf(buf, sizeof buf, "\\x%02x", byte);
+            key = buf;
+        }
+        return { "UnpicklingError", "invalid load key, '" + key + "'." };
+    }
+    return { "UnpicklingError", ours.empty() ? "the file was not read" : ours };
 }
 
 /// repr() of the bound method cache_compile wraps, from meta.name (`Model.prompt(x)`); the module's
@@ -200,12 +226,20 @@ CacheFileReport checkCacheFile(const std::string& path, const CheckOptions& opti
             c.pass("symlink", "not a symlink");
     }
     const std::string bin = r.file.realPath;
+    if (options.purpose == Purpose::Load && !r.file.exists) {
+        // LazyCompiledModel.compile only loads what os.path.exists: no file, no error.
+        r.checks.push_back(CacheCheck { "exists", CacheCheck::Status::Failed, "",
+            "no cache file: TorchAir compiles afresh and saves one here", "" });
+        c.failed = true;
+        c.info("Compiling cache for " + methodRepr("") + " to " + bin);
+        return r;
+    }
     c.info("Loading cache from " + bin);
-    if ((!r.file.exists || !r.file.isRegular) && (options.purpose == Purpose::Load || r.file.exists)) {
-        if (!r.file.exists)
+    if (!r.file.exists) {
+        if (options.purpose == Purpose::Load)
             c.fail("exists", "ValueError", "Cache file " + bin + " is not exists");
-        else
-            c.fail("exists", "IsADirectoryError", "[Errno 21] Is a directory: " + pyStrRepr(bin));
+    } else if (!r.file.isRegular) {
+        c.fail("exists", "IsADirectoryError", "[Errno 21] Is a directory: " + pyStrRepr(bin));
     } else if (options.purpose == Purpose::Load) {
         c.pass("exists",
             r.file.isSymlink ? bin + " (through the symlink " + path + " -> " + r.file.symlinkTarget + ")" : bin);
@@ -250,7 +284,9 @@ CacheFileReport checkCacheFile(const std::string& path, const CheckOptions& opti
     const char* version = cacheVersion(r.loader);
 
     if (!r.artifact) {
-        c.fail("unpickle", "UnpicklingError", r.readError.empty() ? "the file was not read" : r.readError);
+        const auto [exception, message] = pythonUnpicklingError(r.readError, r.file.size);
+        c.fail("unpickle", exception, message);
+        r.checks.back().detail = r.readError;
     } else {
         const CacheArtifact& a = *r.artifact;
         const auto refused = refusedClasses(a, r.loader);
@@ -302,7 +338,9 @@ CacheFileReport checkCacheFile(const std::string& path, const CheckOptions& opti
                     + std::to_string(a.pyCode.size()) + " chars");
 
         const auto& names = a.compiledFn.compiledFnNames;
-        if (a.compiledFn.decoded && names.size() != 1)
+        if (a.compiledFn.decoded && names.size() != 1 && options.purpose == Purpose::Readable)
+            c.warn("compiled_fns", "loading it would fail: Expected 1 compiled function, found " + pyList(names));
+        else if (a.compiledFn.decoded && names.size() != 1)
             c.fail("compiled_fns", "ValueError", "Expected 1 compiled function, found " + pyList(names));
         else if (a.compiledFn.decoded)
             c.pass("compiled_fns", names.front());

@@ -195,7 +195,12 @@ Result<CacheScan> scanCache(const std::string& path, const ScanOptions& options)
     }
     std::sort(files.begin(), files.end());
     for (const fs::path& p : emptyFuncs)
-        scan.notes.push_back({ p.string(), "no compiled_module: TorchAir compiles into this folder on the next run" });
+        scan.notes.push_back({ p.string(),
+            "no compiled_module: TorchAir compiles into this folder on the next run. TorchAir creates the func folder "
+            "before it saves, so an empty one means the save was skipped (WARNING 'Skip cache <name> as following "
+            "errors: [...]', 'Skip cache as failed to serialize compiled fn', 'Skip cache as compiler <type> codegen "
+            "return non-str <type>') or the process ended first; a recompiled function ('Skip cache as <name> "
+            "recompiled') has its folder deleted instead" });
     std::sort(
         scan.notes.begin(), scan.notes.end(), [](const ScanNote& a, const ScanNote& b) { return a.path < b.path; });
 

@@ -214,6 +214,12 @@ def child_main(out_path):
     code = marshal.loads(artifact.compiled_fn)
     info["loads_back"] = (artifact.meta.version == spec["meta"]["version"]
                           and list(code.co_names) == info["co_names"])
+    # What TorchAir's readable_cache() prints for this file under this interpreter (CompiledModel.readable):
+    # the golden our `cache readable` is compared with.
+    readable = "\n".join(["=" * 100, meta_repr(artifact.meta), str(artifact.compiled_fx.signature),
+                          pretty_title("caller frame"), dis_text(code)])
+    with open(os.path.join(os.path.dirname(out_path), "readable_cache.txt"), "w") as f:
+        f.write(readable)
     sys.stdout.write(json.dumps(info, sort_keys=True))
 
 
