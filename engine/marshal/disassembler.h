@@ -21,6 +21,8 @@ struct Instruction {
     std::string opname; ///< "LOAD_GLOBAL"; "<N>" for a byte unknown to the version
     int64_t arg = -1; ///< the full argument (EXTENDED_ARG folded in), -1 without one
     std::string argRepr; ///< what dis prints in parentheses, e.g. "NULL + __compiled_fn_1"
+    int label = 0; ///< 3.13: the label dis prints ("L3:") when this is a jump target, else 0
+    uint16_t caches = 0; ///< 3.11+: inline CACHE code units after the instruction (dis hides them)
 };
 
 /// The versions whose bytecode and layout fit the code objects, best first, with the reason.

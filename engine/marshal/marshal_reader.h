@@ -108,6 +108,9 @@ struct Limits {
     uint32_t maxDepth = 2000; ///< nesting (CPython's MAX_MARSHAL_STACK_DEPTH is 2000)
     uint64_t maxValues = uint64_t(1) << 24;
     uint64_t maxRefs = uint64_t(1) << 24; ///< FLAG_REF entries
+    /// Decimal digits of a TYPE_LONG (Python's default int_max_str_digits: 3.11+ refuses to print
+    /// longer ints); a longer one is an error, and the conversion stays cheap.
+    uint32_t maxIntDigits = 4300;
 };
 
 struct Document {
@@ -125,6 +128,9 @@ struct Document {
 
 /// Reads one marshalled value from `bytes`; `path` names the input in errors and warnings.
 Result<Document> readMarshal(std::string_view bytes, const std::string& path, const Limits& limits = {});
+
+/// Reads a file with readMarshal (an Io error when it cannot be read or is larger than maxBytes).
+Result<Document> readMarshalFile(const std::string& path, const Limits& limits = {});
 
 /// Python's repr() of a value, at most about `maxChars` characters ("..." marks a cut); a code
 /// object prints as dis does: `<code object NAME at 0x..., file "FILE", line N>` (the address is a
