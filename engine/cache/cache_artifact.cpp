@@ -211,10 +211,21 @@ void readModule(CacheArtifact& a)
             a.problems.push_back("the signature's graph does not read: " + fx.error().toString());
     }
     auto module = readers::readTorchairModule(a.pyCode, a.path + " [py_code]", annotated ? &*annotated : nullptr);
-    if (module)
-        a.module = std::move(module.value());
-    else
+    if (!module) {
         a.moduleError = module.error().toString();
+        return;
+    }
+    a.module = std::move(module.value());
+    // The generated module knows parameter_user_inputs, not which of them are buffers (a KV cache):
+    // input_parameters does, in placeholder order. Only nn.Parameters are static under frozen_parameter.
+    size_t i = 0;
+    for (Node& n : a.module->graph.nodes) {
+        if (n.op != NodeOp::Placeholder || i >= a.inputParameters.size())
+            continue;
+        if (!a.inputParameters[i].second && n.inputKind == InputKind::Parameter)
+            n.inputKind = InputKind::Buffer;
+        ++i;
+    }
 }
 
 } // namespace

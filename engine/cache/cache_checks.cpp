@@ -211,6 +211,26 @@ CacheFileReport checkCacheFile(const std::string& path, const CheckOptions& opti
     Checker c { r };
     const uint32_t uid = options.uid.value_or(uint32_t(getuid()));
 
+    // Read first, whatever the checks will say: the user still wants to see what is inside, and
+    // the file's classes say which backend loads it (and logs).
+    if (r.file.exists && r.file.isRegular) {
+        const auto start = std::chrono::steady_clock::now();
+        auto bytes
+            = readTextFile(r.file.realPath, std::min(kMaxCacheFileBytes, options.read.limits.maxBytes), "cache file");
+        if (!bytes) {
+            r.readError = bytes.error().toString();
+        } else {
+            auto artifact = readCacheArtifact(bytes.value(), path, options.read);
+            if (artifact)
+                r.artifact = std::move(artifact.value());
+            else
+                r.readError = artifact.error().toString();
+        }
+        r.readSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    }
+    if (!options.loader && r.artifact)
+        r.loader = r.artifact->backend;
+
     // readable_cache checks the path as given first; the loader works on its realpath.
     if (options.purpose == Purpose::Readable) {
         if (!r.file.exists && !r.file.isSymlink) {
@@ -264,23 +284,6 @@ CacheFileReport checkCacheFile(const std::string& path, const CheckOptions& opti
         c.add("permissions", CacheCheck::Status::NotReached, "", "");
     }
 
-    // Read even when an earlier check failed: the user still wants to see what is inside.
-    if (r.file.exists && r.file.isRegular) {
-        const auto start = std::chrono::steady_clock::now();
-        auto bytes = readTextFile(bin, std::min(kMaxCacheFileBytes, options.read.limits.maxBytes), "cache file");
-        if (!bytes) {
-            r.readError = bytes.error().toString();
-        } else {
-            auto artifact = readCacheArtifact(bytes.value(), path, options.read);
-            if (artifact)
-                r.artifact = std::move(artifact.value());
-            else
-                r.readError = artifact.error().toString();
-        }
-        r.readSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    }
-    if (!options.loader && r.artifact)
-        r.loader = r.artifact->backend;
     const char* version = cacheVersion(r.loader);
 
     if (!r.artifact) {
@@ -328,6 +331,15 @@ CacheFileReport checkCacheFile(const std::string& path, const CheckOptions& opti
             c.pass("compiled_fn", std::to_string(a.compiledFn.bytes) + " bytes of marshalled code");
         if (!c.failed)
             c.info("Cache " + a.meta.repr() + " loaded from " + bin);
+        if (options.purpose == Purpose::Readable) {
+            // readable_cache stops after the load: no rebase, no exec, no parameters.
+            if (!a.hasCompiledFx && !c.failed)
+                c.fail("compiled_fx", "AttributeError", "'NoneType' object has no attribute 'signature'");
+            else if (!c.failed)
+                c.pass("compiled_fx", "signature " + std::to_string(a.signatureText.size()) + " chars");
+            r.loads = !c.failed;
+            return r;
+        }
 
         if (!a.hasCompiledFx)
             c.fail("compiled_fx", "RuntimeError",
@@ -338,9 +350,7 @@ CacheFileReport checkCacheFile(const std::string& path, const CheckOptions& opti
                     + std::to_string(a.pyCode.size()) + " chars");
 
         const auto& names = a.compiledFn.compiledFnNames;
-        if (a.compiledFn.decoded && names.size() != 1 && options.purpose == Purpose::Readable)
-            c.warn("compiled_fns", "loading it would fail: Expected 1 compiled function, found " + pyList(names));
-        else if (a.compiledFn.decoded && names.size() != 1)
+        if (a.compiledFn.decoded && names.size() != 1)
             c.fail("compiled_fns", "ValueError", "Expected 1 compiled function, found " + pyList(names));
         else if (a.compiledFn.decoded)
             c.pass("compiled_fns", names.front());

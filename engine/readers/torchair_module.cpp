@@ -391,8 +391,27 @@ private:
             }
             return true;
         }
-        if (key == "unupdated_sym_input_index")
-            return intList(v, info.unupdatedSymInputIndex);
+        if (key == "unupdated_sym_input_index") {
+            if (v.kind != Expr::Kind::List && v.kind != Expr::Kind::Tuple)
+                return false;
+            for (const Expr& e : v.kids) {
+                // (index, is_sym) as TorchAir writes it; a bare index is taken as a SymInt's.
+                const Expr* index = &e;
+                bool isSym = true;
+                if (e.kind == Expr::Kind::Tuple) {
+                    if (e.kids.size() != 2 || e.kids[1].kind != Expr::Kind::Name
+                        || (e.kids[1].text != "True" && e.kids[1].text != "False"))
+                        return false;
+                    index = &e.kids[0];
+                    isSym = e.kids[1].text == "True";
+                }
+                auto i = intValue(*index);
+                if (!i || *i < 0 || *i > INT32_MAX)
+                    return false;
+                info.unupdatedSymInputIndex.emplace_back(int(*i), isSym);
+            }
+            return true;
+        }
         if (key == "parameter_user_inputs")
             return intList(v, info.parameterUserInputs);
         if (key == "updated_ops_param") {

@@ -40,7 +40,8 @@ struct AclGraphCacheInfo {
     int64_t numWarmupIters = 0;
     std::string fxGraphName; ///< "graph_1"
     std::vector<std::pair<std::string, int>> userInputsMapping; ///< placeholder name -> input index
-    std::vector<int> unupdatedSymInputIndex;
+    /// (placeholder index, is_sym) pairs, sorted: the inputs the graph key is made of (reference §2.2).
+    std::vector<std::pair<int, bool>> unupdatedSymInputIndex;
     std::string updatedOpsParam; ///< source text of the dict
     std::string opsUpdateRulers; ///< source text of the dict
     std::vector<std::string> mutatedUserInputs;

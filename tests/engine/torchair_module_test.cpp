@@ -149,7 +149,7 @@ TEST(TorchairModule, NpugraphExDynamicModuleWithTorchairSplices)
     EXPECT_EQ(*m.cacheInfo.pool, (std::pair<uint64_t, uint64_t> { 0, 5 }));
     EXPECT_EQ(m.cacheInfo.userStreamLabel, (std::vector<std::string> { "side" }));
     EXPECT_EQ(m.cacheInfo.taggedEventNames, (std::vector<std::string> { "record" }));
-    EXPECT_EQ(m.cacheInfo.unupdatedSymInputIndex, (std::vector<int> { 1 }));
+    EXPECT_EQ(m.cacheInfo.unupdatedSymInputIndex, (std::vector<std::pair<int, bool>> { { 1, true } }));
     EXPECT_EQ(m.cacheInfo.userinputRefWithOutput, (std::map<int, std::vector<int>> { { 1, { 1 } } }));
     EXPECT_EQ(g.mutatedInputs(), std::vector<std::string> {});
     // npugraph_ex spellings, and the custom pool as use_graph_pool.

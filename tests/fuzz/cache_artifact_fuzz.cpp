@@ -19,7 +19,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size)
     auto r = readCacheArtifact(std::string_view(reinterpret_cast<const char*>(data), size), "compiled_module", options);
     if (!r.ok()) {
         if (r.error().context.rfind("compiled_module", 0) != 0) {
-            std::fprintf(stderr, "cache_artifact_fuzz: an error without the file name: %s\n", r.error().toString().c_str());
+            std::fprintf(
+                stderr, "cache_artifact_fuzz: an error without the file name: %s\n", r.error().toString().c_str());
             std::abort();
         }
         return 0;
