@@ -1,5 +1,6 @@
 #include "engine/report/cache_report.h"
 
+#include "engine/core/json_text.h"
 #include "engine/graph/graph.h"
 #include "engine/marshal/marshal_reader.h"
 
@@ -299,7 +300,7 @@ std::string cacheFileText(const cache::CacheFileReport& r)
 
 std::string cacheFileJson(const cache::CacheFileReport& r, int indent)
 {
-    return fileJson(r).dump(indent);
+    return jsonText(fileJson(r), indent);
 }
 
 namespace {
@@ -382,7 +383,7 @@ std::string cacheScanJson(const cache::CacheScan& scan, int indent)
     for (const cache::ScanNote& n : scan.notes)
         notes.push_back({ { "path", n.path }, { "message", n.message } });
     j["notes"] = notes;
-    return j.dump(indent);
+    return jsonText(j, indent);
 }
 
 std::string cacheKeyText(const cache::CacheKey& key, const std::vector<KeyAgainst>& against)
@@ -443,7 +444,7 @@ std::string cacheKeyJson(const cache::CacheKey& key, const std::vector<KeyAgains
         entries.push_back(std::move(e));
     }
     j["entries"] = entries;
-    return j.dump(indent);
+    return jsonText(j, indent);
 }
 
 } // namespace engine::report

@@ -1,5 +1,7 @@
 #include "engine/report/simulation_report.h"
 
+#include "engine/core/json_text.h"
+
 #include <nlohmann/json.hpp>
 
 namespace engine::report {
@@ -160,7 +162,7 @@ std::string simulationJson(const runtime::Simulation& sim, int indent)
     j["peak_device_allocated_bytes"] = sim.peakDeviceAllocated;
     j["out_of_memory"] = sim.outOfMemory;
     j["calls_simulated"] = sim.callsSimulated;
-    return j.dump(indent);
+    return jsonText(j, indent);
 }
 
 } // namespace engine::report

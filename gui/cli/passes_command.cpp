@@ -1,3 +1,4 @@
+#include "engine/core/json_text.h"
 #include "engine/graph/graph_diff.h"
 #include "engine/passes/pipeline.h"
 #include "engine/readers/debug_dir.h"
@@ -66,7 +67,7 @@ std::string passesJson(const engine::Graph& graph, const engine::passes::Pipelin
     }
     ordered_json j = { { "format", "aclgraph-inspector-passes" }, { "version", 1 },
         { "graph", { { "id", graph.id }, { "nodes", graph.nodes.size() } } }, { "passes", passes } };
-    return j.dump(2) + "\n";
+    return engine::jsonText(j) + "\n";
 }
 
 /// How our pass compares with the stage TorchAir dumped after the same pass (debug folders).
@@ -300,7 +301,7 @@ int passesCommand(const std::vector<std::string>& args, std::ostream& out, std::
     if (json) {
         auto j = ordered_json::parse(passesJson(*graph, *result));
         j["torchair_dumps"] = comparisonJson(comparisons);
-        return writeResult(j.dump(2) + "\n", outPath, out, err);
+        return writeResult(engine::jsonText(j) + "\n", outPath, out, err);
     }
     return writeResult(passesText(*graph, *result, verbose) + comparisonText(group, comparisons), outPath, out, err);
 }

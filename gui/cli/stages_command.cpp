@@ -1,6 +1,7 @@
 // `aclgraph-inspector stages PATH [--model NAME] [--diff A B] [--json] [-o FILE]`: the pass stages of
 // a TORCH_COMPILE_DEBUG folder (engine/readers/debug_dir.h), and the difference between two of them
 // (engine/graph/graph_diff.h). The JSON forms are documented in docs/fx-formats.md.
+#include "engine/core/json_text.h"
 #include "engine/graph/graph_diff.h"
 #include "engine/readers/debug_dir.h"
 #include "gui/cli/commands.h"
@@ -205,7 +206,7 @@ std::string listJson(const DebugDir& dir, const std::vector<const DebugGroup*>& 
     }
     ordered_json j = { { "format", "aclgraph-inspector-stages" }, { "version", 1 }, { "path", dir.path },
         { "groups", std::move(gs) }, { "diagnostics", diagnosticsJson(dir.diagnostics) } };
-    return j.dump(2) + "\n";
+    return engine::jsonText(j) + "\n";
 }
 
 // ---- Selection ----
@@ -309,7 +310,7 @@ std::string diffJson(const DebugGroup& g, size_t a, size_t b, const engine::Grap
         { "nodes_before", d.nodesBefore }, { "nodes_after", d.nodesAfter }, { "removed", d.removed },
         { "added", d.added }, { "changed", std::move(changed) }, { "target_changes", std::move(targets) },
         { "summary", engine::compareText(pass, d) } };
-    return j.dump(2) + "\n";
+    return engine::jsonText(j) + "\n";
 }
 
 } // namespace
