@@ -345,7 +345,8 @@ public:
     bool isJumpTarget(int64_t offset) const { return m_labels.count(offset) > 0; }
 
     /// What dis prints in parentheses; `ok` false where dis would raise (an index out of range).
-    std::string argRepr(const Unpacked& u, bool& ok)
+    /// Without `withConsts` a constant's repr is not made (only its index checked).
+    std::string argRepr(const Unpacked& u, bool& ok, bool withConsts = true)
     {
         ok = true;
         if (!u.hasArg)
@@ -355,6 +356,9 @@ public:
         if (info.lists & detail::kHasConst) {
             if (info.special == Special::KwNames && m_minor == 11)
                 return ""; // 3.11's dis resolves LOAD_CONST only
+            size_t k;
+            if (!withConsts)
+                return pyIndex(arg, m_code.consts.size(), k) ? "" : outOfRange(arg, ok);
             return constRepr(arg, ok);
         }
         if (info.lists & detail::kHasName)
@@ -614,19 +618,28 @@ private:
     }
 };
 
+[[gnu::noinline]] bool listOne(const Document& doc, const OpTable& table, const Code& c, std::string& out)
+{
+    return Printer(doc, table, out).code(c);
+}
+
+[[gnu::noinline]] bool listHeader(const Document& doc, uint32_t id, std::string& out)
+{
+    out += "\nDisassembly of " + repr(doc, id, kMaxConstRepr) + ":\n";
+    return out.size() <= kMaxListing;
+}
+
+/// The listing of a code object, then of the code objects among its constants (recursing once per
+/// nesting level, which the reader's Limits::maxDepth bounds).
 bool listRecursive(const Document& doc, const OpTable& table, uint32_t codeIndex, std::string& out)
 {
     const Code& c = doc.codes[codeIndex];
-    if (!Printer(doc, table, out).code(c))
+    if (!listOne(doc, table, c, out))
         return false;
-    for (uint32_t id : c.consts) {
-        const Value& v = doc.values[id];
-        if (v.kind != Kind::Code)
-            continue;
-        out += "\nDisassembly of " + repr(doc, id, kMaxConstRepr) + ":\n";
-        if (out.size() > kMaxListing || !listRecursive(doc, table, v.code, out))
+    for (uint32_t id : c.consts)
+        if (doc.values[id].kind == Kind::Code
+            && (!listHeader(doc, id, out) || !listRecursive(doc, table, doc.values[id].code, out)))
             return false;
-    }
     return true;
 }
 
@@ -670,7 +683,7 @@ std::string problemIn(const Document& doc, const Code& c, const OpTable& t)
         if (u.arg < 0)
             return "negative argument to " + info.name + at(u);
         bool ok;
-        const std::string argRepr = view.argRepr(u, ok);
+        const std::string argRepr = view.argRepr(u, ok, false);
         if (!ok)
             return info.name + " argument " + argRepr + at(u);
         int64_t target;

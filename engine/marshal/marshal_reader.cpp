@@ -12,6 +12,7 @@
 #include <charconv>
 #include <cmath>
 #include <cstring>
+#include <memory>
 #include <new>
 #include <optional>
 #include <stdexcept>
@@ -341,7 +342,7 @@ private:
 
     std::string context(uint64_t at) const { return m_path + ": offset " + std::to_string(at); }
 
-    bool fail(uint64_t at, std::string message)
+    [[gnu::noinline]] bool fail(uint64_t at, std::string message)
     {
         m_error = makeError(ErrorCode::ParseError, std::move(message), context(at));
         m_errorReached = m_pos;
@@ -350,7 +351,7 @@ private:
 
     size_t left() const { return m_in.size() - m_pos; }
 
-    bool need(uint64_t at, const char* what, uint64_t n)
+    [[gnu::noinline]] bool need(uint64_t at, const char* what, uint64_t n)
     {
         if (left() >= n)
             return true;
@@ -392,8 +393,9 @@ private:
         return true;
     }
 
-    /// A size (r_long, then the range check marshal makes), at most the bytes left times `perItem`.
-    bool readSize(uint64_t at, const char* what, uint64_t minBytesPerItem, uint32_t& out)
+    /// A count of items (r_long, then marshal's range check): an error when the items could not fit
+    /// the bytes left at `minBytesPerItem` each.
+    [[gnu::noinline]] bool readSize(uint64_t at, const char* what, uint64_t minBytesPerItem, uint32_t& out)
     {
         int32_t n;
         if (!readInt32(at, what, n))
@@ -408,16 +410,23 @@ private:
         return true;
     }
 
-    bool addValue(Value v, uint32_t& id, uint64_t at)
+    [[gnu::noinline]] bool addValue(Value v, uint32_t& id, uint64_t at)
     {
-        if (m_doc.values.size() >= m_limits.maxValues)
+        if (m_doc.values.size() >= std::min<uint64_t>(m_limits.maxValues, kNullId))
             return fail(at, "more than " + std::to_string(m_limits.maxValues) + " values (Limits::maxValues)");
         id = uint32_t(m_doc.values.size());
         m_doc.values.push_back(std::move(v));
         return true;
     }
 
-    bool singleton(size_t slot, Kind kind, int64_t integer, uint32_t& id, uint64_t at)
+    [[gnu::noinline]] bool newValue(Kind kind, uint32_t& id, uint64_t at)
+    {
+        Value v;
+        v.kind = kind;
+        return addValue(std::move(v), id, at);
+    }
+
+    [[gnu::noinline]] bool singleton(size_t slot, Kind kind, int64_t integer, uint32_t& id, uint64_t at)
     {
         if (m_singletons[slot] == kNone) {
             Value v;
@@ -431,7 +440,7 @@ private:
     }
 
     /// R_REF: the value is registered as it is made (containers before their items).
-    bool addRef(bool flag, uint32_t id, bool ready, uint64_t at, size_t* index = nullptr)
+    [[gnu::noinline]] bool addRef(bool flag, uint32_t id, bool ready, uint64_t at, size_t* index = nullptr)
     {
         if (!flag)
             return true;
@@ -443,14 +452,17 @@ private:
         return true;
     }
 
+    // The reader recurses once per nesting level (readObject, readObjectAt, then readSequence,
+    // readDict or readCode and its fields): those frames are kept small, everything else (leaf
+    // values, error messages) lives in functions that are not inlined into them, so that 2000
+    // levels fit a thread's stack even in a sanitizer build.
     bool readObject(uint32_t& id)
     {
         const uint64_t at = m_pos;
         if (m_pos >= m_in.size())
-            return fail(at, "truncated: the input ends where a value should start");
+            return failAt(at, Failure::Eof);
         if (m_depth >= m_limits.maxDepth)
-            return fail(
-                at, "values nest more than " + std::to_string(m_limits.maxDepth) + " levels deep (Limits::maxDepth)");
+            return failAt(at, Failure::Depth);
         ++m_depth;
         const bool ok = readObjectAt(at, id);
         --m_depth;
@@ -460,6 +472,37 @@ private:
     bool readObjectAt(uint64_t at, uint32_t& id)
     {
         const uint8_t code = byteAt(m_pos++);
+        const bool flag = code & kFlagRef;
+        const uint8_t type = code & uint8_t(~kFlagRef);
+        switch (type) {
+        case ')':
+        case '(':
+        case '[':
+        case '<':
+        case '>':
+            return readSequence(at, type, flag, id);
+        case '{':
+            return readDict(at, flag, id);
+        case 'c':
+            return readCode(at, flag, id);
+        default:
+            return readLeaf(at, code, id);
+        }
+    }
+
+    enum class Failure { Eof, Depth };
+
+    [[gnu::noinline]] bool failAt(uint64_t at, Failure what)
+    {
+        if (what == Failure::Eof)
+            return fail(at, "truncated: the input ends where a value should start");
+        return fail(
+            at, "values nest more than " + std::to_string(m_limits.maxDepth) + " levels deep (Limits::maxDepth)");
+    }
+
+    /// Everything but containers and code objects.
+    [[gnu::noinline]] bool readLeaf(uint64_t at, uint8_t code, uint32_t& id)
+    {
         const bool flag = code & kFlagRef;
         const uint8_t type = code & uint8_t(~kFlagRef);
         const char* name = typeName(type);
@@ -513,16 +556,6 @@ private:
         case 'z':
         case 'Z':
             return readString(at, type, flag, id);
-        case ')':
-        case '(':
-        case '[':
-        case '<':
-        case '>':
-            return readSequence(at, type, flag, id);
-        case '{':
-            return readDict(at, flag, id);
-        case 'c':
-            return readCode(at, flag, id);
         case 'r': {
             int32_t n;
             if (!readInt32(at, name, n))
@@ -548,7 +581,7 @@ private:
         }
     }
 
-    bool addScalar(Kind kind, int64_t integer, bool flag, uint32_t& id, uint64_t at)
+    [[gnu::noinline]] bool addScalar(Kind kind, int64_t integer, bool flag, uint32_t& id, uint64_t at)
     {
         Value v;
         v.kind = kind;
@@ -556,7 +589,7 @@ private:
         return addValue(std::move(v), id, at) && addRef(flag, id, true, at);
     }
 
-    bool readLong(uint64_t at, bool flag, uint32_t& id)
+    [[gnu::noinline]] bool readLong(uint64_t at, bool flag, uint32_t& id)
     {
         int32_t n;
         if (!readInt32(at, "TYPE_LONG", n))
@@ -622,7 +655,7 @@ private:
         return true;
     }
 
-    bool readTextFloats(uint64_t at, uint8_t type, bool flag, uint32_t& id)
+    [[gnu::noinline]] bool readTextFloats(uint64_t at, uint8_t type, bool flag, uint32_t& id)
     {
         Value v;
         v.kind = type == 'x' ? Kind::Complex : Kind::Float;
@@ -633,7 +666,7 @@ private:
         return addValue(std::move(v), id, at) && addRef(flag, id, true, at);
     }
 
-    bool readString(uint64_t at, uint8_t type, bool flag, uint32_t& id)
+    [[gnu::noinline]] bool readString(uint64_t at, uint8_t type, bool flag, uint32_t& id)
     {
         const char* name = typeName(type);
         uint32_t n = 0;
@@ -672,7 +705,7 @@ private:
         return addValue(std::move(v), id, at) && addRef(flag, id, true, at);
     }
 
-    bool readSequence(uint64_t at, uint8_t type, bool flag, uint32_t& id)
+    [[gnu::noinline]] bool readSequence(uint64_t at, uint8_t type, bool flag, uint32_t& id)
     {
         const char* name = typeName(type);
         uint32_t n = 0;
@@ -685,9 +718,11 @@ private:
         } else if (!readSize(at, name, 1, n)) {
             return false;
         }
-        Value v;
-        v.kind = type == '[' ? Kind::List : type == '<' ? Kind::Set : type == '>' ? Kind::FrozenSet : Kind::Tuple;
-        if (!addValue(std::move(v), id, at))
+        const Kind kind = type == '[' ? Kind::List
+            : type == '<'             ? Kind::Set
+            : type == '>'             ? Kind::FrozenSet
+                                      : Kind::Tuple;
+        if (!newValue(kind, id, at))
             return false;
         // Tuples, lists and sets are registered before their items (a ref inside them makes a
         // cycle, as in CPython); a frozenset only once complete (r_ref_reserve).
@@ -702,12 +737,7 @@ private:
             if (!readObject(item))
                 return false;
             if (item == kNullId)
-                return fail(at,
-                    std::string("NULL object in marshal data for ")
-                        + (type == '['                       ? "list"
-                                : type == '<' || type == '>' ? "set"
-                                                             : "tuple")
-                        + " (item " + std::to_string(k) + ")");
+                return failNullItem(at, kind, k);
             items.push_back(item);
         }
         m_doc.values[id].items = std::move(items);
@@ -716,11 +746,20 @@ private:
         return true;
     }
 
-    bool readDict(uint64_t at, bool flag, uint32_t& id)
+    [[gnu::noinline]] bool failNullItem(uint64_t at, Kind kind, uint32_t k)
     {
-        Value v;
-        v.kind = Kind::Dict;
-        if (!addValue(std::move(v), id, at) || !addRef(flag, id, true, at))
+        const char* what = kind == Kind::List ? "list" : kind == Kind::Tuple ? "tuple" : "set";
+        return fail(at, std::string("NULL object in marshal data for ") + what + " (item " + std::to_string(k) + ")");
+    }
+
+    [[gnu::noinline]] void warnNullValue(uint64_t at)
+    {
+        m_doc.warnings.push_back("offset " + std::to_string(at) + ": TYPE_DICT ends at a NULL value");
+    }
+
+    [[gnu::noinline]] bool readDict(uint64_t at, bool flag, uint32_t& id)
+    {
+        if (!newValue(Kind::Dict, id, at) || !addRef(flag, id, true, at))
             return false;
         std::vector<uint32_t> items;
         for (;;) {
@@ -732,7 +771,7 @@ private:
             if (!readObject(value))
                 return false;
             if (value == kNullId) { // marshal.c ends the dict here too, dropping the key
-                m_doc.warnings.push_back("offset " + std::to_string(at) + ": TYPE_DICT ends at a NULL value");
+                warnNullValue(at);
                 break;
             }
             items.push_back(key);
@@ -762,10 +801,15 @@ private:
     /// The first code object decides the layout: the one whose field sequence reads (all nested
     /// code objects share it). The likelier one is tried first: co_code, a TYPE_STRING, follows
     /// five int32s in 3.11+ and six before.
-    bool readCode(uint64_t at, bool flag, uint32_t& id)
+    [[gnu::noinline]] bool readCode(uint64_t at, bool flag, uint32_t& id)
     {
         if (m_layoutKnown)
             return readCodeAs(m_doc.layout, at, flag, id);
+        return readFirstCode(at, flag, id);
+    }
+
+    [[gnu::noinline]] bool readFirstCode(uint64_t at, bool flag, uint32_t& id)
+    {
         const auto isBytesType = [&](size_t i) { return i < m_in.size() && (byteAt(i) & 0x7F) == 's'; };
         const CodeLayout first = isBytesType(size_t(at) + 1 + 20) || !isBytesType(size_t(at) + 1 + 24)
             ? CodeLayout::Py311
@@ -792,21 +836,27 @@ private:
         return false;
     }
 
-    bool readField(const char* field, Kind want, uint32_t& id)
+    [[gnu::noinline]] bool readField(const char* field, Kind want, uint32_t& id)
     {
         const uint64_t at = m_pos;
         if (!readObject(id))
             return false;
         if (id == kNullId)
-            return fail(at, std::string("code object field ") + field + " is NULL");
+            return failField(at, field, Kind::Null, want);
         const Kind got = m_doc.values[id].kind;
-        if (got != want && !(want == Kind::Int && got == Kind::BigInt))
-            return fail(
-                at, std::string("code object field ") + field + " is " + kindName(got) + ", not " + kindName(want));
+        if (got != want)
+            return failField(at, field, got, want);
         return true;
     }
 
-    bool readStrField(const char* field, std::string& out)
+    [[gnu::noinline]] bool failField(uint64_t at, const char* field, Kind got, Kind want)
+    {
+        if (got == Kind::Null)
+            return fail(at, std::string("code object field ") + field + " is NULL");
+        return fail(at, std::string("code object field ") + field + " is " + kindName(got) + ", not " + kindName(want));
+    }
+
+    [[gnu::noinline]] bool readStrField(const char* field, std::string& out)
     {
         uint32_t id;
         if (!readField(field, Kind::Str, id))
@@ -815,7 +865,7 @@ private:
         return true;
     }
 
-    bool readBytesField(const char* field, std::string& out)
+    [[gnu::noinline]] bool readBytesField(const char* field, std::string& out)
     {
         uint32_t id;
         if (!readField(field, Kind::Bytes, id))
@@ -824,12 +874,17 @@ private:
         return true;
     }
 
-    bool readNamesField(const char* field, std::vector<std::string>& out)
+    [[gnu::noinline]] bool readNamesField(const char* field, std::vector<std::string>& out)
     {
         const uint64_t at = m_pos;
         uint32_t id;
         if (!readField(field, Kind::Tuple, id))
             return false;
+        return namesOf(at, field, id, out);
+    }
+
+    [[gnu::noinline]] bool namesOf(uint64_t at, const char* field, uint32_t id, std::vector<std::string>& out)
+    {
         const std::vector<uint32_t>& items = m_doc.values[id].items;
         out.clear();
         out.reserve(items.size());
@@ -844,58 +899,67 @@ private:
         return true;
     }
 
-    bool readCodeAs(CodeLayout layout, uint64_t at, bool flag, uint32_t& id)
+    /// The int32 fields of a code object, in the order of the layout.
+    struct CodeCounts {
+        int32_t argCount = 0, posOnly = 0, kwOnly = 0, nLocals = 0, stackSize = 0, flags = 0, firstLine = 0;
+    };
+
+    [[gnu::noinline]] bool readCodeAs(CodeLayout layout, uint64_t at, bool flag, uint32_t& id)
     {
-        Value v;
-        v.kind = Kind::Code;
-        if (!addValue(std::move(v), id, at))
+        if (!newValue(Kind::Code, id, at))
             return false;
         size_t refIndex = 0;
         if (!addRef(flag, id, false, at, &refIndex))
             return false;
         const bool py311 = layout == CodeLayout::Py311;
-        Code c;
-        c.layout = layout;
-        c.offset = at;
-        int32_t argCount, posOnly, kwOnly, nLocals = 0, stackSize, flags;
-        if (!readInt32(at, "TYPE_CODE", argCount) || !readInt32(at, "TYPE_CODE", posOnly)
-            || !readInt32(at, "TYPE_CODE", kwOnly) || (!py311 && !readInt32(at, "TYPE_CODE", nLocals))
-            || !readInt32(at, "TYPE_CODE", stackSize) || !readInt32(at, "TYPE_CODE", flags))
+        auto c = std::make_unique<Code>(); // on the heap: this frame is one of each nesting level
+        c->layout = layout;
+        c->offset = at;
+        CodeCounts n;
+        if (!readInt32(at, "TYPE_CODE", n.argCount) || !readInt32(at, "TYPE_CODE", n.posOnly)
+            || !readInt32(at, "TYPE_CODE", n.kwOnly) || (!py311 && !readInt32(at, "TYPE_CODE", n.nLocals))
+            || !readInt32(at, "TYPE_CODE", n.stackSize) || !readInt32(at, "TYPE_CODE", n.flags))
             return false;
         uint32_t constsId;
-        if (!readBytesField("co_code", c.bytecode) || !readField("co_consts", Kind::Tuple, constsId)
-            || !readNamesField("co_names", c.names))
+        if (!readBytesField("co_code", c->bytecode) || !readField("co_consts", Kind::Tuple, constsId)
+            || !readNamesField("co_names", c->names))
             return false;
         if (py311) {
-            if (!readNamesField("co_localsplusnames", c.localsPlusNames)
-                || !readBytesField("co_localspluskinds", c.localsPlusKinds))
+            if (!readNamesField("co_localsplusnames", c->localsPlusNames)
+                || !readBytesField("co_localspluskinds", c->localsPlusKinds))
                 return false;
-        } else if (!readNamesField("co_varnames", c.varNames) || !readNamesField("co_freevars", c.freeVars)
-            || !readNamesField("co_cellvars", c.cellVars)) {
+        } else if (!readNamesField("co_varnames", c->varNames) || !readNamesField("co_freevars", c->freeVars)
+            || !readNamesField("co_cellvars", c->cellVars)) {
             return false;
         }
-        if (!readStrField("co_filename", c.filename) || !readStrField("co_name", c.name))
+        if (!readStrField("co_filename", c->filename) || !readStrField("co_name", c->name))
             return false;
-        if (py311 && !readStrField("co_qualname", c.qualname))
+        if (py311 && !readStrField("co_qualname", c->qualname))
             return false;
-        int32_t firstLine;
-        if (!readInt32(at, "TYPE_CODE", firstLine)
-            || !readBytesField(py311 ? "co_linetable" : "co_lnotab", c.lineTable))
+        if (!readInt32(at, "TYPE_CODE", n.firstLine)
+            || !readBytesField(py311 ? "co_linetable" : "co_lnotab", c->lineTable))
             return false;
-        if (py311 && !readBytesField("co_exceptiontable", c.exceptionTable))
+        if (py311 && !readBytesField("co_exceptiontable", c->exceptionTable))
             return false;
-        if (!py311)
-            c.qualname = c.name;
+        if (!finishCode(*c, n, constsId, at, id))
+            return false;
+        if (flag)
+            m_refs[refIndex].ready = true;
+        return true;
+    }
 
-        // What PyCode_New / _PyCode_Validate refuse.
-        if (argCount < posOnly || posOnly < 0 || kwOnly < 0 || nLocals < 0 || stackSize < 0 || flags < 0)
+    /// What PyCode_New / _PyCode_Validate refuse, then the code object into the document.
+    [[gnu::noinline]] bool finishCode(Code& c, CodeCounts n, uint32_t constsId, uint64_t at, uint32_t id)
+    {
+        const bool py311 = c.layout == CodeLayout::Py311;
+        if (n.argCount < n.posOnly || n.posOnly < 0 || n.kwOnly < 0 || n.nLocals < 0 || n.stackSize < 0 || n.flags < 0)
             return fail(at,
-                "bad code object: counts out of range (argcount " + std::to_string(argCount) + ", posonlyargcount "
-                    + std::to_string(posOnly) + ", kwonlyargcount " + std::to_string(kwOnly) + ", nlocals "
-                    + std::to_string(nLocals) + ", stacksize " + std::to_string(stackSize) + ", flags "
-                    + std::to_string(flags) + ")");
-        const uint64_t totalArgs = uint64_t(argCount) + uint64_t(kwOnly) + ((flags & kCoVarargs) ? 1 : 0)
-            + ((flags & kCoVarkeywords) ? 1 : 0);
+                "bad code object: counts out of range (argcount " + std::to_string(n.argCount) + ", posonlyargcount "
+                    + std::to_string(n.posOnly) + ", kwonlyargcount " + std::to_string(n.kwOnly) + ", nlocals "
+                    + std::to_string(n.nLocals) + ", stacksize " + std::to_string(n.stackSize) + ", flags "
+                    + std::to_string(n.flags) + ")");
+        const uint64_t totalArgs = uint64_t(n.argCount) + uint64_t(n.kwOnly) + ((n.flags & kCoVarargs) ? 1 : 0)
+            + ((n.flags & kCoVarkeywords) ? 1 : 0);
         if (py311) {
             if (c.bytecode.size() % 2)
                 return fail(at, "bad code object: co_code has an odd length (code: co_code is malformed)");
@@ -912,27 +976,27 @@ private:
                 if (kind & kFastFree)
                     c.freeVars.push_back(c.localsPlusNames[k]);
             }
-            nLocals = int32_t(c.varNames.size());
-            if (totalArgs > uint64_t(nLocals))
+            n.nLocals = int32_t(c.varNames.size());
+            if (totalArgs > uint64_t(n.nLocals))
                 return fail(at, "bad code object: co_varnames is too small for its arguments");
-        } else if (totalArgs > c.varNames.size()) {
-            return fail(at, "bad code object: co_varnames is too small for its arguments");
+        } else {
+            if (totalArgs > c.varNames.size())
+                return fail(at, "bad code object: co_varnames is too small for its arguments");
+            c.qualname = c.name;
         }
-        c.argCount = argCount;
-        c.posOnlyArgCount = posOnly;
-        c.kwOnlyArgCount = kwOnly;
-        c.nLocals = nLocals;
-        c.stackSize = stackSize;
-        c.flags = uint32_t(flags);
-        c.firstLineNo = firstLine;
+        c.argCount = n.argCount;
+        c.posOnlyArgCount = n.posOnly;
+        c.kwOnlyArgCount = n.kwOnly;
+        c.nLocals = n.nLocals;
+        c.stackSize = n.stackSize;
+        c.flags = uint32_t(n.flags);
+        c.firstLineNo = n.firstLine;
         c.consts = m_doc.values[constsId].items;
         for (uint32_t k : c.consts)
             if (m_doc.values[k].kind == Kind::Code)
                 c.nested.push_back(m_doc.values[k].code);
         m_doc.values[id].code = uint32_t(m_doc.codes.size());
         m_doc.codes.push_back(std::move(c));
-        if (flag)
-            m_refs[refIndex].ready = true;
         return true;
     }
 };

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <unordered_map>
 
 namespace engine::marshal {
 
@@ -160,82 +161,121 @@ bool hashDouble(double v, uint64_t& out)
     return true;
 }
 
-bool hashOf(const Document& doc, uint32_t id, uint64_t& out, int depth = 0)
-{
-    if (id >= doc.values.size() || depth > 50)
-        return false;
-    const Value& v = doc.values[id];
-    switch (v.kind) {
-    case Kind::Bool:
-    case Kind::Int:
-        out = hashInt(v.integer);
-        return true;
-    case Kind::BigInt:
-        out = hashDecimal(v.text);
-        return true;
-    case Kind::Float:
-        return hashDouble(v.real, out);
-    case Kind::Complex: {
-        uint64_t re, im;
-        if (!hashDouble(v.real, re) || !hashDouble(v.imag, im))
-            return false;
-        out = fixMinusOne(re + 1000003 * im);
-        return true;
+/// hash() and == of the values whose hash does not depend on the process, within a budget of steps
+/// (values shared many times over make a DAG whose paths are exponentially many).
+class Hasher {
+public:
+    explicit Hasher(const Document& doc)
+        : m_doc(doc)
+    {
     }
-    case Kind::Tuple: { // the xxHash-based tuplehash of 3.8+
-        const uint64_t p1 = 11400714785074694791ULL, p2 = 14029467366897019727ULL, p5 = 2870177450012600261ULL;
-        uint64_t acc = p5;
-        for (uint32_t item : v.items) {
-            uint64_t lane;
-            if (!hashOf(doc, item, lane, depth + 1))
-                return false;
-            acc += lane * p2;
-            acc = (acc << 31) | (acc >> 33);
-            acc *= p1;
-        }
-        acc += uint64_t(v.items.size()) ^ (p5 ^ 3527539UL);
-        out = acc == uint64_t(-1) ? 1546275796 : acc;
-        return true;
-    }
-    default:
-        return false;
-    }
-}
 
-/// Python's == for the values hashOf knows.
-bool pyEqual(const Document& doc, uint32_t a, uint32_t b, int depth = 0)
-{
-    if (a == b)
-        return true;
-    const Value& x = doc.values[a];
-    const Value& y = doc.values[b];
-    const auto number = [](const Value& v, double& re, double& im) {
-        re = v.kind == Kind::Float || v.kind == Kind::Complex ? v.real : double(v.integer);
-        im = v.kind == Kind::Complex ? v.imag : 0;
-        return v.kind == Kind::Bool || v.kind == Kind::Int || v.kind == Kind::Float || v.kind == Kind::Complex;
-    };
-    if ((x.kind == Kind::Int || x.kind == Kind::Bool) && (y.kind == Kind::Int || y.kind == Kind::Bool))
-        return x.integer == y.integer;
-    double xr, xi, yr, yi;
-    if (number(x, xr, xi) && number(y, yr, yi))
-        return xr == yr && xi == yi;
-    if (x.kind == Kind::BigInt && y.kind == Kind::BigInt)
-        return x.text == y.text;
-    if (x.kind == Kind::Tuple && y.kind == Kind::Tuple && x.items.size() == y.items.size() && depth < 50) {
-        for (size_t k = 0; k < x.items.size(); ++k)
-            if (!pyEqual(doc, x.items[k], y.items[k], depth + 1))
-                return false;
+    bool exhausted() const { return m_steps == 0; }
+
+    bool hash(uint32_t id, uint64_t& out, int depth = 0)
+    {
+        if (id >= m_doc.values.size() || depth > 50 || !spend())
+            return false;
+        const auto memo = m_memo.find(id);
+        if (memo != m_memo.end()) {
+            out = memo->second.second;
+            return memo->second.first;
+        }
+        const bool ok = compute(m_doc.values[id], out, depth);
+        m_memo[id] = { ok, out };
+        return ok;
+    }
+
+    /// Python's == for the values hash() knows.
+    bool equal(uint32_t a, uint32_t b, int depth = 0)
+    {
+        if (a == b)
+            return true;
+        if (depth > 50 || !spend())
+            return false;
+        const Value& x = m_doc.values[a];
+        const Value& y = m_doc.values[b];
+        const auto number = [](const Value& v, double& re, double& im) {
+            re = v.kind == Kind::Float || v.kind == Kind::Complex ? v.real : double(v.integer);
+            im = v.kind == Kind::Complex ? v.imag : 0;
+            return v.kind == Kind::Bool || v.kind == Kind::Int || v.kind == Kind::Float || v.kind == Kind::Complex;
+        };
+        if ((x.kind == Kind::Int || x.kind == Kind::Bool) && (y.kind == Kind::Int || y.kind == Kind::Bool))
+            return x.integer == y.integer;
+        double xr, xi, yr, yi;
+        if (number(x, xr, xi) && number(y, yr, yi))
+            return xr == yr && xi == yi;
+        if (x.kind == Kind::BigInt && y.kind == Kind::BigInt)
+            return x.text == y.text;
+        if (x.kind == Kind::Tuple && y.kind == Kind::Tuple && x.items.size() == y.items.size()) {
+            for (size_t k = 0; k < x.items.size(); ++k)
+                if (!equal(x.items[k], y.items[k], depth + 1))
+                    return false;
+            return true;
+        }
+        return false;
+    }
+
+private:
+    const Document& m_doc;
+    std::unordered_map<uint32_t, std::pair<bool, uint64_t>> m_memo;
+    size_t m_steps = 100000;
+
+    bool spend()
+    {
+        if (m_steps == 0)
+            return false;
+        --m_steps;
         return true;
     }
-    return false;
-}
+
+    bool compute(const Value& v, uint64_t& out, int depth)
+    {
+        switch (v.kind) {
+        case Kind::Bool:
+        case Kind::Int:
+            out = hashInt(v.integer);
+            return true;
+        case Kind::BigInt:
+            out = hashDecimal(v.text);
+            return true;
+        case Kind::Float:
+            return hashDouble(v.real, out);
+        case Kind::Complex: {
+            uint64_t re, im;
+            if (!hashDouble(v.real, re) || !hashDouble(v.imag, im))
+                return false;
+            out = fixMinusOne(re + 1000003 * im);
+            return true;
+        }
+        case Kind::Tuple: { // the xxHash-based tuplehash of 3.8+
+            const uint64_t p1 = 11400714785074694791ULL, p2 = 14029467366897019727ULL, p5 = 2870177450012600261ULL;
+            uint64_t acc = p5;
+            for (uint32_t item : v.items) {
+                uint64_t lane;
+                if (!hash(item, lane, depth + 1))
+                    return false;
+                acc += lane * p2;
+                acc = (acc << 31) | (acc >> 33);
+                acc *= p1;
+            }
+            acc += uint64_t(v.items.size()) ^ (p5 ^ 3527539UL);
+            out = acc == uint64_t(-1) ? 1546275796 : acc;
+            return true;
+        }
+        default:
+            return false;
+        }
+    }
+};
 
 /// The items of a set value in the order CPython iterates them (the stored order where unknown).
 std::vector<uint32_t> setOrder(const Document& doc, const std::vector<uint32_t>& items)
 {
+    Hasher hasher(doc);
     std::vector<uint64_t> hashes(items.size());
     for (size_t k = 0; k < items.size(); ++k)
-        if (!hashOf(doc, items[k], hashes[k]))
+        if (!hasher.hash(items[k], hashes[k]))
             return items;
     struct Slot {
         int64_t item = -1;
@@ -275,7 +315,7 @@ std::vector<uint32_t> setOrder(const Document& doc, const std::vector<uint32_t>&
                 const Slot& slot = table[i + j];
                 if (slot.item < 0)
                     break;
-                if (slot.hash == hash && pyEqual(doc, items[size_t(slot.item)], items[k])) {
+                if (slot.hash == hash && hasher.equal(items[size_t(slot.item)], items[k])) {
                     present = true;
                     break;
                 }
@@ -301,6 +341,8 @@ std::vector<uint32_t> setOrder(const Document& doc, const std::vector<uint32_t>&
                 insertClean(bigger, slot.item, slot.hash);
         table.swap(bigger);
     }
+    if (hasher.exhausted())
+        return items;
     std::vector<uint32_t> out;
     for (const Slot& slot : table)
         if (slot.item >= 0)
@@ -337,8 +379,13 @@ private:
 
     bool full() const { return m_out.size() > m_max; }
 
+    [[gnu::noinline]] std::vector<uint32_t> orderOf(const Value& set) const
+    {
+        return set.items.size() <= kMaxOrderedSet ? setOrder(m_doc, set.items) : set.items;
+    }
+
     /// Items separated by ", "; `step` 2: key: value pairs.
-    void items(const std::vector<uint32_t>& ids, size_t step)
+    [[gnu::noinline]] void items(const std::vector<uint32_t>& ids, size_t step)
     {
         for (size_t k = 0; k < ids.size() && !full(); k += step) {
             if (k)
@@ -351,7 +398,9 @@ private:
         }
     }
 
-    void write(uint32_t id)
+    // write() and container() recurse once per nesting level: their frames stay small (2000 levels
+    // fit a thread's stack in a sanitizer build), the leaves are printed out of line.
+    [[gnu::noinline]] void write(uint32_t id)
     {
         if (full())
             return;
@@ -360,6 +409,22 @@ private:
             return;
         }
         const Value& v = m_doc.values[id];
+        switch (v.kind) {
+        case Kind::Tuple:
+        case Kind::List:
+        case Kind::Dict:
+        case Kind::Set:
+        case Kind::FrozenSet:
+            container(id, v);
+            return;
+        default:
+            leaf(id, v);
+            return;
+        }
+    }
+
+    [[gnu::noinline]] void leaf(uint32_t id, const Value& v)
+    {
         switch (v.kind) {
         case Kind::Null:
             m_out += "<NULL>";
@@ -398,27 +463,25 @@ private:
         case Kind::Code:
             m_out += codeRepr(id);
             return;
-        case Kind::Tuple:
-        case Kind::List:
-        case Kind::Dict:
-        case Kind::Set:
-        case Kind::FrozenSet:
-            container(id, v);
+        default:
             return;
         }
     }
 
-    void container(uint32_t id, const Value& v)
+    [[gnu::noinline]] void container(uint32_t id, const Value& v)
     {
         struct Shape {
             const char *open, *close, *cycle, *empty;
         };
-        const Shape shape = v.kind == Kind::Tuple ? Shape { "(", ")", "(...)", "()" }
-            : v.kind == Kind::List                ? Shape { "[", "]", "[...]", "[]" }
-            : v.kind == Kind::Dict                ? Shape { "{", "}", "{...}", "{}" }
-            : v.kind == Kind::Set                 ? Shape { "{", "}", "set(...)", "set()" }
-                                                  : Shape { "frozenset({", "})", "frozenset(...)", "frozenset()" };
-        if (std::find(m_active.begin(), m_active.end(), id) != m_active.end()) {
+        static const Shape shapes[]
+            = { { "(", ")", "(...)", "()" }, { "[", "]", "[...]", "[]" }, { "{", "}", "{...}", "{}" },
+                  { "{", "}", "set(...)", "set()" }, { "frozenset({", "})", "frozenset(...)", "frozenset()" } };
+        const Shape& shape = shapes[v.kind == Kind::Tuple ? 0
+                : v.kind == Kind::List                    ? 1
+                : v.kind == Kind::Dict                    ? 2
+                : v.kind == Kind::Set                     ? 3
+                                                          : 4];
+        if (isActive(id)) {
             m_out += shape.cycle;
             return;
         }
@@ -428,14 +491,17 @@ private:
         }
         m_active.push_back(id);
         m_out += shape.open;
-        const bool set = v.kind == Kind::Set || v.kind == Kind::FrozenSet;
-        items(
-            set && v.items.size() <= kMaxOrderedSet ? setOrder(m_doc, v.items) : v.items, v.kind == Kind::Dict ? 2 : 1);
+        if (v.kind == Kind::Set || v.kind == Kind::FrozenSet)
+            items(orderOf(v), 1);
+        else
+            items(v.items, v.kind == Kind::Dict ? 2 : 1);
         if (v.kind == Kind::Tuple && v.items.size() == 1)
             m_out += ',';
         m_out += shape.close;
         m_active.pop_back();
     }
+
+    bool isActive(uint32_t id) const { return std::find(m_active.begin(), m_active.end(), id) != m_active.end(); }
 
     std::string codeRepr(uint32_t id) const
     {

@@ -445,6 +445,27 @@ TEST(MarshalReaderLimits, HugeLengthsDepthBombsAndBigInts)
         bomb += W().byte('[').i32(1).b;
     bomb += "N";
     EXPECT_EQ(errorOf(bomb), "compiled_fn: offset 10000: values nest more than 2000 levels deep (Limits::maxDepth)");
+    // Just under the limit: read, printed and listed without running out of stack (the reader, repr
+    // and the listing recurse once per level), here and in the sanitizer build.
+    std::string deep;
+    for (int i = 0; i < 1999; ++i)
+        deep += W().byte('[').i32(1).b;
+    deep += "N";
+    const Document deepList = readBytes(deep);
+    EXPECT_EQ(repr(deepList, deepList.root, 100000), std::string(1999, '[') + "None" + std::string(1999, ']'));
+    // Code objects nested 999 deep (each one level, its constants one more; each starts with 36
+    // bytes: 'c', six int32s, co_code, the header of the constants' tuple).
+    std::string code = code38(bytesOf({ 100, 0, 83, 0 }), consts({ 1 }), {}).b;
+    for (int i = 0; i < 998; ++i)
+        code = code38(bytesOf({ 100, 0, 83, 0 }), W().smallTuple(1).raw(code).b, {}).b;
+    const Document deepCode = readBytes(code);
+    EXPECT_EQ(deepCode.codes.size(), 999u);
+    auto deepListing = disListing(deepCode, { 3, 8 });
+    ASSERT_TRUE(deepListing.ok());
+    EXPECT_EQ(std::count(deepListing->begin(), deepListing->end(), '\n'), 998 * 4 + 2);
+    EXPECT_EQ(errorOf(code38(bytesOf({ 100, 0, 83, 0 }), W().smallTuple(1).raw(code).b, {}).b),
+        "compiled_fn: offset " + std::to_string(1000 * 36)
+            + ": values nest more than 2000 levels deep (Limits::maxDepth)");
     Limits shallow;
     shallow.maxDepth = 10;
     EXPECT_EQ(
