@@ -56,6 +56,7 @@ sanitize=(-fsanitize=address,undefined -fno-sanitize-recover=undefined)
 case "$target" in
 # fx_reader: readFxText also reads TorchAir modules (config) and debug folders (passes): the whole engine.
 pickle) source_dirs=(engine/core engine/pickle) ;;
+marshal) source_dirs=(engine/core engine/marshal) ;;
 *) source_dirs=(engine) ;;
 esac
 

@@ -6,8 +6,7 @@
 
 namespace engine {
 
-template <typename Json>
-std::string jsonText(const Json& j, int indent = 2)
+template <typename Json> std::string jsonText(const Json& j, int indent = 2)
 {
     return j.dump(indent, ' ', false, Json::error_handler_t::replace);
 }

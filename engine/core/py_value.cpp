@@ -1,5 +1,7 @@
 #include "engine/core/py_value.h"
 
+#include "engine/core/text_codec.h"
+
 #include <cctype>
 #include <cerrno>
 #include <charconv>
@@ -7,6 +9,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <string_view>
+#include <system_error>
 
 namespace engine {
 
@@ -386,29 +389,8 @@ Result<PyValue> parsePyLiteral(const std::string& text)
 
 std::string pyStrRepr(std::string_view s, char quote)
 {
-    if (quote == 0)
-        quote = s.find('\'') != std::string_view::npos && s.find('"') == std::string_view::npos ? '"' : '\'';
-    std::string out(1, quote);
-    for (char c : s) {
-        auto u = static_cast<unsigned char>(c);
-        if (c == '\\' || c == quote) {
-            out += '\\';
-            out += c;
-        } else if (c == '\n') {
-            out += "\\n";
-        } else if (c == '\r') {
-            out += "\\r";
-        } else if (c == '\t') {
-            out += "\\t";
-        } else if (u < 0x20 || u == 0x7F) {
-            char hex[8];
-            std::snprintf(hex, sizeof hex, "\\x%02x", u);
-            out += hex;
-        } else {
-            out += c;
-        }
-    }
-    out += quote;
+    std::string out;
+    appendPyQuoted(out, s, false, SIZE_MAX, quote);
     return out;
 }
 
@@ -447,6 +429,88 @@ std::string pyFloatRepr(double v)
     char exp[16];
     std::snprintf(exp, sizeof exp, "e%c%02d", exponent < 0 ? '-' : '+', exponent < 0 ? -exponent : exponent);
     return out + exp;
+}
+
+namespace {
+
+bool equalsNoCase(std::string_view a, std::string_view lower)
+{
+    if (a.size() != lower.size())
+        return false;
+    for (size_t i = 0; i < a.size(); ++i)
+        if (char(std::tolower(static_cast<unsigned char>(a[i]))) != lower[i])
+            return false;
+    return true;
+}
+
+} // namespace
+
+/// PyOS_string_to_double as marshal's TYPE_FLOAT uses it: [sign] decimal or exponent form, inf,
+/// infinity, nan; out-of-range values become inf or 0 (no exception, as marshal passes NULL).
+bool parsePyFloat(std::string_view s, double& out)
+{
+    bool negative = false;
+    if (!s.empty() && (s.front() == '+' || s.front() == '-')) {
+        negative = s.front() == '-';
+        s.remove_prefix(1);
+    }
+    if (equalsNoCase(s, "inf") || equalsNoCase(s, "infinity")) {
+        out = negative ? -HUGE_VAL : HUGE_VAL;
+        return true;
+    }
+    if (equalsNoCase(s, "nan")) {
+        out = std::copysign(NAN, negative ? -1.0 : 1.0);
+        return true;
+    }
+    // Only digits, one '.', and an exponent: from_chars would take "infinity" forms and hex too.
+    size_t i = 0, digits = 0;
+    int firstNonZero = -1, intDigits = 0;
+    bool dot = false;
+    for (; i < s.size(); ++i) {
+        const char c = s[i];
+        if (c >= '0' && c <= '9') {
+            if (c != '0' && firstNonZero < 0)
+                firstNonZero = int(digits);
+            ++digits;
+            if (!dot)
+                ++intDigits;
+        } else if (c == '.' && !dot) {
+            dot = true;
+        } else {
+            break;
+        }
+    }
+    if (digits == 0)
+        return false;
+    long exponent = 0;
+    if (i < s.size()) {
+        if (s[i] != 'e' && s[i] != 'E')
+            return false;
+        size_t j = i + 1;
+        bool expNegative = false;
+        if (j < s.size() && (s[j] == '+' || s[j] == '-'))
+            expNegative = s[j++] == '-';
+        if (j == s.size())
+            return false;
+        for (; j < s.size(); ++j) {
+            if (s[j] < '0' || s[j] > '9')
+                return false;
+            exponent = std::min(exponent * 10 + (s[j] - '0'), 100000L);
+        }
+        if (expNegative)
+            exponent = -exponent;
+    }
+    double v = 0;
+    const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+    if (ec == std::errc::result_out_of_range) {
+        // The decimal exponent of the first significant digit says overflow or underflow.
+        const long e10 = firstNonZero < 0 ? -1 : long(intDigits) - long(firstNonZero) + exponent;
+        v = e10 > 0 ? HUGE_VAL : 0.0;
+    } else if (ec != std::errc() || end != s.data() + s.size()) {
+        return false;
+    }
+    out = negative ? -v : v;
+    return true;
 }
 
 } // namespace engine

@@ -47,12 +47,15 @@ struct PyValue {
 Result<PyValue> parsePyLiteral(const std::string& text);
 
 /// Python's repr() of a str: single quotes unless the text holds one and no double quote (`quote`
-/// forces one), backslash escapes for the quote, backslash, \n \r \t and other control bytes;
-/// other bytes (UTF-8 included) pass through, as Python prints printable characters.
+/// forces one), backslash escapes for the quote, backslash, \n \r \t, and \x/\u/\U escapes for
+/// characters Python does not print (text_codec.h appendPyQuoted).
 std::string pyStrRepr(std::string_view s, char quote = 0);
 /// Python's repr() of a float: the shortest digits that read back to the same double, positional
 /// for decimal exponents in [-4, 16) (always with a fractional part: "1.0"), scientific with a
 /// two-digit exponent otherwise ("1e-05", "1e+16"); "inf", "-inf", "nan".
 std::string pyFloatRepr(double v);
+/// PyOS_string_to_double as float() and marshal read float text: [sign] decimal or exponent form,
+/// inf, infinity, nan (any case); out-of-range values become inf or 0. No spaces, no underscores.
+bool parsePyFloat(std::string_view s, double& out);
 
 } // namespace engine

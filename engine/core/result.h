@@ -29,8 +29,7 @@ struct Error {
     std::string toString() const { return context.empty() ? message : context + ": " + message; }
 };
 
-template <typename T>
-class Result {
+template <typename T> class Result {
 public:
     Result(T value)
         : m_v(std::move(value))
@@ -56,8 +55,7 @@ private:
 };
 
 /// Result of an operation that has no value.
-template <>
-class Result<void> {
+template <> class Result<void> {
 public:
     Result() = default;
     Result(Error error)

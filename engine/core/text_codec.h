@@ -1,7 +1,9 @@
 #pragma once
 /// Small text codecs the readers share (FX code's string escapes, pickle's unicode opcodes).
+#include <cstddef>
 #include <cstdint>
 #include <string>
+#include <string_view>
 
 namespace engine {
 
@@ -9,5 +11,17 @@ namespace engine {
 void appendUtf8(std::string& out, uint32_t cp);
 /// 0-15 for a hexadecimal digit, -1 otherwise.
 int hexDigitValue(char c);
+
+/// Decodes one UTF-8 sequence of `s` at `i` and moves `i` past it; a byte that starts no complete
+/// sequence reads as itself (one byte).
+uint32_t nextCodePoint(std::string_view s, size_t& i);
+/// str.isprintable() for one code point: exact in Latin-1, an approximation of the Unicode database
+/// beyond (separators, format characters, surrogates, private use and noncharacters are not).
+bool isPyPrintable(uint32_t cp);
+/// Python's repr() quoting of a str (UTF-8 `s`), or of bytes (`bytes`: each byte one character,
+/// all past 0x7E escaped; the caller writes the `b`): quote choice, \\ \' \t \n \r, \xNN, \uNNNN,
+/// \UNNNNNNNN. Stops once `out` is longer than `limit` (the closing quote is still written).
+/// `quote` forces the quote character (0: Python's choice).
+void appendPyQuoted(std::string& out, std::string_view s, bool bytes, size_t limit = SIZE_MAX, char quote = 0);
 
 } // namespace engine

@@ -1,6 +1,7 @@
 // Python's repr() of marshalled values, as dis prints constants: str and bytes quoting, float and
 // complex digits, containers (through shared and cyclic values), code objects.
 #include "engine/core/py_value.h"
+#include "engine/core/text_codec.h"
 #include "engine/marshal/marshal_reader.h"
 
 #include <algorithm>
@@ -11,78 +12,6 @@
 namespace engine::marshal {
 
 namespace {
-
-/// Decodes one UTF-8 sequence at `i` (the reader checked the text; anything odd reads as one byte).
-uint32_t nextCodePoint(std::string_view s, size_t& i)
-{
-    const auto b = static_cast<unsigned char>(s[i]);
-    size_t n = b < 0x80 ? 1 : b >= 0xF0 ? 4 : b >= 0xE0 ? 3 : b >= 0xC0 ? 2 : 1;
-    if (i + n > s.size())
-        n = 1;
-    uint32_t cp = n == 1 ? b : n == 2 ? (b & 0x1F) : n == 3 ? (b & 0x0F) : (b & 0x07);
-    for (size_t k = 1; k < n; ++k)
-        cp = (cp << 6) | (static_cast<unsigned char>(s[i + k]) & 0x3F);
-    i += n;
-    return cp;
-}
-
-/// str.isprintable() for the code points code and compilers produce; an approximation of the
-/// Unicode database outside Latin-1 (docs/marshal.md): separators, format characters, surrogates,
-/// private use and noncharacters are escaped, everything else prints.
-bool isPrintable(uint32_t cp)
-{
-    if (cp < 0x20 || (cp >= 0x7F && cp <= 0xA0) || cp == 0xAD)
-        return false;
-    if (cp == 0x1680 || (cp >= 0x2000 && cp <= 0x200F) || (cp >= 0x2028 && cp <= 0x202F)
-        || (cp >= 0x205F && cp <= 0x206F) || cp == 0x3000 || cp == 0xFEFF || cp == 0x061C || cp == 0x180E)
-        return false;
-    if ((cp >= 0xD800 && cp <= 0xF8FF) || (cp >= 0xFFF0 && cp <= 0xFFFB) || (cp & 0xFFFE) == 0xFFFE)
-        return false;
-    if (cp >= 0xE0000 || cp > 0x10FFFF)
-        return false;
-    return true;
-}
-
-void appendEscape(std::string& out, uint32_t cp)
-{
-    char buf[16];
-    if (cp <= 0xFF)
-        std::snprintf(buf, sizeof buf, "\\x%02x", unsigned(cp));
-    else if (cp <= 0xFFFF)
-        std::snprintf(buf, sizeof buf, "\\u%04x", unsigned(cp));
-    else
-        std::snprintf(buf, sizeof buf, "\\U%08x", unsigned(cp));
-    out += buf;
-}
-
-/// Python's repr() of a str (unicode_repr) or of bytes (`bytes`: every byte is one character, and
-/// all past 0x7E are escaped).
-void appendQuoted(std::string& out, std::string_view s, bool bytes)
-{
-    const char quote = s.find('\'') != std::string_view::npos && s.find('"') == std::string_view::npos ? '"' : '\'';
-    if (bytes)
-        out += 'b';
-    out += quote;
-    for (size_t i = 0; i < s.size();) {
-        const size_t start = i;
-        const uint32_t cp = bytes ? static_cast<unsigned char>(s[i++]) : nextCodePoint(s, i);
-        if (cp == uint32_t(quote) || cp == '\\') {
-            out += '\\';
-            out += char(cp);
-        } else if (cp == '\t') {
-            out += "\\t";
-        } else if (cp == '\n') {
-            out += "\\n";
-        } else if (cp == '\r') {
-            out += "\\r";
-        } else if (bytes ? (cp < 0x20 || cp >= 0x7F) : !isPrintable(cp)) {
-            appendEscape(out, cp);
-        } else {
-            out.append(s.substr(start, i - start));
-        }
-    }
-    out += quote;
-}
 
 /// PyOS_double_to_string(v, 'r', 0, flags): repr() digits without the ".0" Python adds to floats,
 /// with a sign when asked (complex parts).
@@ -458,7 +387,9 @@ private:
             return;
         case Kind::Str:
         case Kind::Bytes:
-            appendQuoted(m_out, v.text, v.kind == Kind::Bytes);
+            if (v.kind == Kind::Bytes)
+                m_out += 'b';
+            appendPyQuoted(m_out, v.text, v.kind == Kind::Bytes);
             return;
         case Kind::Code:
             m_out += codeRepr(id);

@@ -1,11 +1,10 @@
 #include "engine/pickle/pickle_document.h"
 
 #include "engine/core/py_value.h"
+#include "engine/core/text_codec.h"
 #include "engine/pickle/pickle_text.h"
 
 namespace engine::pickle {
-
-using detail::nextCodePoint;
 
 namespace {
 
@@ -67,7 +66,7 @@ public:
 
 private:
     bool full() const { return m_out.size() > m_max; }
-    void quoted(std::string_view s, bool bytes);
+    void quoted(std::string_view s, bool bytes) { appendPyQuoted(m_out, s, bytes, m_max); }
     void sequence(Ids ids, const char* open, const char* close, bool tupleComma, int depth);
     void dict(Ids ids, int depth);
     void object(uint32_t id, int depth);
@@ -84,41 +83,6 @@ private:
     std::string m_out;
     std::vector<uint32_t> m_path; ///< containers being printed, for cycles
 };
-
-/// Python's quoting of str and bytes. Not pyStrRepr: that builds the whole text, where this stops
-/// within the budget (a string may be 100 MB), escapes every non-ASCII byte of bytes, and shows
-/// C1 controls and lone surrogates as Python does.
-void Printer::quoted(std::string_view s, bool bytes)
-{
-    const bool single = s.find('\'') == std::string_view::npos || s.find('"') != std::string_view::npos;
-    const char q = single ? '\'' : '"';
-    m_out += q;
-    size_t i = 0;
-    while (i < s.size() && !full()) {
-        const uint32_t cp = bytes ? static_cast<unsigned char>(s[i++]) : nextCodePoint(s, i);
-        if (cp == uint32_t(q) || cp == '\\') {
-            m_out += '\\';
-            m_out += char(cp);
-        } else if (cp == '\n') {
-            m_out += "\\n";
-        } else if (cp == '\r') {
-            m_out += "\\r";
-        } else if (cp == '\t') {
-            m_out += "\\t";
-        } else if (cp < 0x20 || cp == 0x7F || (cp >= 0x80 && (bytes || cp < 0xA0))) {
-            m_out += "\\x";
-            m_out += kHex[cp >> 4];
-            m_out += kHex[cp & 15];
-        } else if (cp >= 0xD800 && cp <= 0xDFFF) { // a lone surrogate
-            m_out += "\\u";
-            for (int shift = 12; shift >= 0; shift -= 4)
-                m_out += kHex[(cp >> shift) & 15];
-        } else {
-            detail::appendUtf8(m_out, cp);
-        }
-    }
-    m_out += q;
-}
 
 void Printer::sequence(Ids ids, const char* open, const char* close, bool tupleComma, int depth)
 {

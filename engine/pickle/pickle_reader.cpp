@@ -3,6 +3,7 @@
 #include "engine/pickle/pickle_reader.h"
 
 #include "engine/core/file_io.h"
+#include "engine/core/py_value.h"
 #include "engine/pickle/pickle_vm.h"
 
 #include <charconv>
@@ -17,43 +18,6 @@ namespace detail {
 namespace {
 
 constexpr uint64_t kProgressStep = uint64_t(16) << 20;
-
-bool equalsNoCase(std::string_view a, std::string_view lower)
-{
-    if (a.size() != lower.size())
-        return false;
-    for (size_t i = 0; i < a.size(); ++i)
-        if (std::tolower(static_cast<unsigned char>(a[i])) != lower[i])
-            return false;
-    return true;
-}
-
-/// Python's float() of repr() text: decimal or exponent forms, inf, infinity, nan.
-bool parseFloat(std::string_view s, double& out)
-{
-    s = trimSpaces(s);
-    bool negative = false;
-    if (!s.empty() && (s.front() == '+' || s.front() == '-')) {
-        negative = s.front() == '-';
-        s.remove_prefix(1);
-    }
-    if (equalsNoCase(s, "inf") || equalsNoCase(s, "infinity")) {
-        out = negative ? -HUGE_VAL : HUGE_VAL;
-        return true;
-    }
-    if (equalsNoCase(s, "nan")) {
-        out = std::copysign(NAN, negative ? -1.0 : 1.0);
-        return true;
-    }
-    if (s.empty() || s.front() == '+' || s.front() == '-')
-        return false;
-    double v = 0;
-    const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
-    if (ec != std::errc() || end != s.data() + s.size())
-        return false;
-    out = negative ? -v : v;
-    return true;
-}
 
 } // namespace
 
@@ -166,7 +130,7 @@ bool Reader::step()
         double d;
         if (!readLine(s))
             return false;
-        if (!parseFloat(s, d))
+        if (!parsePyFloat(trimSpaces(s), d))
             return fail("FLOAT argument '" + std::string(s.substr(0, 40)) + "' is not a number");
         Value v;
         v.kind = Kind::Float;

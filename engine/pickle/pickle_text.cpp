@@ -84,21 +84,6 @@ bool isUtf8(std::string_view s)
     return true;
 }
 
-uint32_t nextCodePoint(std::string_view s, size_t& i)
-{
-    const auto c = static_cast<unsigned char>(s[i]);
-    size_t len = c < 0x80 ? 1 : c < 0xE0 ? 2 : c < 0xF0 ? 3 : 4;
-    if (i + len > s.size()) { // not valid UTF-8: one byte as itself
-        ++i;
-        return c;
-    }
-    uint32_t cp = len == 1 ? c : len == 2 ? c & 0x1F : len == 3 ? c & 0x0F : c & 0x07;
-    for (size_t k = 1; k < len; ++k)
-        cp = (cp << 6) | (static_cast<unsigned char>(s[i + k]) & 0x3F);
-    i += len;
-    return cp;
-}
-
 bool decodeRawUnicodeEscape(std::string_view in, std::string& out, std::string& error)
 {
     out.clear();

@@ -15,9 +15,6 @@ bool isUtf8(std::string_view s);
 bool isAscii(std::string_view s);
 using engine::appendUtf8; ///< core/text_codec.h
 
-/// Decodes one code point at s[i] (valid per isUtf8), advancing i.
-uint32_t nextCodePoint(std::string_view s, size_t& i);
-
 /// Python's raw_unicode_escape decoding (protocol 0 UNICODE) into UTF-8. False with `error` set
 /// on a malformed \u / \U escape.
 bool decodeRawUnicodeEscape(std::string_view in, std::string& out, std::string& error);
