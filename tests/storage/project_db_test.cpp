@@ -1,0 +1,179 @@
+// The project database's foundation: the RAII wrappers, opening, migrations from every past schema
+// version, and refusing what is not ours or is newer.
+#include "storage/project_db.h"
+
+#include <filesystem>
+#include <fstream>
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+namespace {
+
+namespace fs = std::filesystem;
+using namespace storage;
+
+class ProjectDb : public ::testing::Test {
+protected:
+    void SetUp() override
+    {
+        m_dir = fs::temp_directory_path()
+            / ("aclgi-storage-" + std::to_string(getpid()) + "-"
+                + ::testing::UnitTest::GetInstance()->current_test_info()->name());
+        fs::remove_all(m_dir);
+        fs::create_directories(m_dir);
+    }
+    void TearDown() override { fs::remove_all(m_dir); }
+    std::string file(const char* name) const { return (m_dir / name).string(); }
+    fs::path m_dir;
+};
+
+TEST_F(ProjectDb, NewProjectGetsTheCurrentSchema)
+{
+    for (const std::string& path : { std::string(":memory:"), file("new.aclgi") }) {
+        SCOPED_TRACE(path);
+        auto db = openProject(path);
+        ASSERT_TRUE(db.ok()) << db.error().toString();
+        EXPECT_EQ(*db->userVersion(), kSchemaVersion);
+        auto s = db->prepare("SELECT count(*) FROM sqlite_schema WHERE name = 'sources'");
+        ASSERT_TRUE(s.ok());
+        ASSERT_TRUE(*s->step());
+        EXPECT_EQ(s->columnInt(0), 1);
+        EXPECT_EQ(*db->quickCheck(), "");
+    }
+    // WAL on a file; reopening migrates nothing and keeps the data.
+    {
+        auto db = openProject(file("new.aclgi"));
+        ASSERT_TRUE(db.ok());
+        auto s = db->prepare("PRAGMA journal_mode");
+        ASSERT_TRUE(*s->step());
+        EXPECT_EQ(s->columnText(0), "wal");
+        auto ins
+            = db->prepare("INSERT INTO sources(path, kind, size, content_hash, imported_at) VALUES (?, ?, ?, ?, ?)");
+        ASSERT_TRUE(ins.ok());
+        ASSERT_TRUE(ins->bind(1, "a.py").bind(2, "fx").bind(3, int64_t(12)).bind(4, "h").bind(5, "t").run().ok());
+        EXPECT_EQ(db->lastInsertRowId(), 1);
+    }
+    auto again = openProject(file("new.aclgi"));
+    ASSERT_TRUE(again.ok());
+    auto s = again->prepare("SELECT path, size FROM sources");
+    ASSERT_TRUE(*s->step());
+    EXPECT_EQ(s->columnText(0), "a.py");
+    EXPECT_EQ(s->columnInt(1), 12);
+}
+
+TEST_F(ProjectDb, MigratesFromEveryPastVersion)
+{
+    ASSERT_EQ(int(migrations().size()), kSchemaVersion);
+    for (size_t i = 0; i < migrations().size(); ++i)
+        EXPECT_EQ(migrations()[i].version, int(i) + 1);
+    for (int from = 0; from < kSchemaVersion; ++from) {
+        SCOPED_TRACE(from);
+        const std::string path = file(("v" + std::to_string(from) + ".aclgi").c_str());
+        {
+            auto old = openProject(path, {}, from);
+            ASSERT_TRUE(old.ok()) << old.error().toString();
+            EXPECT_EQ(*old->userVersion(), from);
+        }
+        auto db = openProject(path);
+        ASSERT_TRUE(db.ok()) << db.error().toString();
+        EXPECT_EQ(*db->userVersion(), kSchemaVersion);
+        EXPECT_EQ(*db->quickCheck(), "");
+    }
+}
+
+TEST_F(ProjectDb, RefusesNewerProjects)
+{
+    {
+        auto db = openProject(file("future.aclgi"));
+        ASSERT_TRUE(db.ok());
+        ASSERT_TRUE(db->setUserVersion(kSchemaVersion + 5).ok());
+    }
+    auto db = openProject(file("future.aclgi"));
+    ASSERT_FALSE(db.ok());
+    EXPECT_EQ(db.error().context, file("future.aclgi"));
+    EXPECT_NE(db.error().message.find("newer aclgraph-inspector"), std::string::npos) << db.error().message;
+    EXPECT_NE(db.error().message.find(std::to_string(kSchemaVersion + 5)), std::string::npos);
+}
+
+TEST_F(ProjectDb, RefusesWhatIsNotAProject)
+{
+    // Not SQLite at all: an error, and the file is left as it was.
+    const std::string text = file("notes.txt");
+    std::ofstream(text) << std::string(4096, 'x');
+    auto db = openProject(text);
+    ASSERT_FALSE(db.ok());
+    EXPECT_EQ(db.error().context, text);
+    EXPECT_NE(db.error().message.find("not a project database"), std::string::npos) << db.error().message;
+    EXPECT_EQ(fs::file_size(text), 4096u);
+
+    // A truncated project: the header survives, the pages do not.
+    {
+        auto good = openProject(file("cut.aclgi"));
+        ASSERT_TRUE(good.ok());
+        ASSERT_TRUE(good->exec("CREATE TABLE filler(x); INSERT INTO filler VALUES (randomblob(100000));").ok());
+        ASSERT_TRUE(good->exec("PRAGMA wal_checkpoint(TRUNCATE)").ok());
+    }
+    fs::resize_file(file("cut.aclgi"), 4096 + 100);
+    auto cut = openProject(file("cut.aclgi"));
+    if (cut.ok()) // SQLite may still read the schema page: then the check must say what is wrong
+        EXPECT_NE(*cut->quickCheck(), "");
+    else
+        EXPECT_EQ(cut.error().context, file("cut.aclgi"));
+
+    // Another application's SQLite database.
+    {
+        auto other = Database::open(file("other.db"));
+        ASSERT_TRUE(other.ok());
+        ASSERT_TRUE(other->exec("CREATE TABLE customers(id INTEGER)").ok());
+    }
+    auto foreign = openProject(file("other.db"));
+    ASSERT_FALSE(foreign.ok());
+    EXPECT_NE(foreign.error().message.find("another application"), std::string::npos) << foreign.error().message;
+
+    // Missing and not to be created.
+    Database::OpenOptions noCreate;
+    noCreate.create = false;
+    EXPECT_FALSE(openProject(file("absent.aclgi"), noCreate).ok());
+    EXPECT_FALSE(fs::exists(file("absent.aclgi")));
+}
+
+TEST_F(ProjectDb, TransactionRollsBackUnlessCommitted)
+{
+    auto db = openProject(":memory:");
+    ASSERT_TRUE(db.ok());
+    auto count = [&] {
+        auto s = db->prepare("SELECT count(*) FROM sources");
+        EXPECT_TRUE(*s->step());
+        return s->columnInt(0);
+    };
+    auto insert = [&](const char* hash) {
+        auto s = db->prepare(
+            "INSERT INTO sources(path, kind, size, content_hash, imported_at) VALUES ('p', 'fx', 1, ?, 't')");
+        return s->bind(1, std::string_view(hash)).run();
+    };
+    {
+        auto tx = Transaction::begin(*db);
+        ASSERT_TRUE(tx.ok());
+        ASSERT_TRUE(insert("a").ok());
+        EXPECT_EQ(count(), 1);
+    } // no commit: rolled back
+    EXPECT_EQ(count(), 0);
+    {
+        auto tx = Transaction::begin(*db);
+        ASSERT_TRUE(insert("a").ok());
+        ASSERT_TRUE(tx->commit().ok());
+        EXPECT_FALSE(tx->commit().ok());
+    }
+    EXPECT_EQ(count(), 1);
+    // The same content twice is refused by the schema (recognised duplicates come with the importer).
+    auto dup = insert("a");
+    ASSERT_FALSE(dup.ok());
+    EXPECT_NE(dup.error().message.find("UNIQUE"), std::string::npos) << dup.error().message;
+    // A bad bind is reported by step(), naming the parameter.
+    auto s = db->prepare("SELECT ?");
+    auto r = s->bind(7, int64_t(1)).step();
+    ASSERT_FALSE(r.ok());
+    EXPECT_NE(r.error().message.find("parameter 7"), std::string::npos) << r.error().message;
+}
+
+} // namespace
