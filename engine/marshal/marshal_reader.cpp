@@ -7,6 +7,7 @@
 #include "engine/core/file_io.h"
 #include "engine/core/py_value.h"
 #include "engine/core/text_codec.h"
+#include "engine/marshal/marshal_format.h"
 
 #include <algorithm>
 #include <array>
@@ -20,199 +21,13 @@
 
 namespace engine::marshal {
 
+using namespace detail;
+
 namespace {
 
 constexpr uint8_t kFlagRef = 0x80;
 /// What readObject returns for TYPE_NULL (never stored in the document).
 constexpr uint32_t kNullId = UINT32_MAX - 1;
-
-// co_flags and co_localspluskinds bits.
-constexpr uint32_t kCoVarargs = 0x04;
-constexpr uint32_t kCoVarkeywords = 0x08;
-constexpr uint8_t kFastLocal = 0x20;
-constexpr uint8_t kFastCell = 0x40;
-constexpr uint8_t kFastFree = 0x80;
-
-const char* typeName(uint8_t type)
-{
-    switch (type) {
-    case '0':
-        return "TYPE_NULL";
-    case 'N':
-        return "TYPE_NONE";
-    case 'F':
-        return "TYPE_FALSE";
-    case 'T':
-        return "TYPE_TRUE";
-    case 'S':
-        return "TYPE_STOPITER";
-    case '.':
-        return "TYPE_ELLIPSIS";
-    case 'i':
-        return "TYPE_INT";
-    case 'I':
-        return "TYPE_INT64";
-    case 'f':
-        return "TYPE_FLOAT";
-    case 'g':
-        return "TYPE_BINARY_FLOAT";
-    case 'x':
-        return "TYPE_COMPLEX";
-    case 'y':
-        return "TYPE_BINARY_COMPLEX";
-    case 'l':
-        return "TYPE_LONG";
-    case 's':
-        return "TYPE_STRING";
-    case 't':
-        return "TYPE_INTERNED";
-    case 'r':
-        return "TYPE_REF";
-    case '(':
-        return "TYPE_TUPLE";
-    case '[':
-        return "TYPE_LIST";
-    case '{':
-        return "TYPE_DICT";
-    case 'c':
-        return "TYPE_CODE";
-    case 'u':
-        return "TYPE_UNICODE";
-    case '?':
-        return "TYPE_UNKNOWN";
-    case '<':
-        return "TYPE_SET";
-    case '>':
-        return "TYPE_FROZENSET";
-    case 'a':
-        return "TYPE_ASCII";
-    case 'A':
-        return "TYPE_ASCII_INTERNED";
-    case ')':
-        return "TYPE_SMALL_TUPLE";
-    case 'z':
-        return "TYPE_SHORT_ASCII";
-    case 'Z':
-        return "TYPE_SHORT_ASCII_INTERNED";
-    default:
-        return nullptr;
-    }
-}
-
-const char* kindName(Kind k)
-{
-    switch (k) {
-    case Kind::Null:
-        return "NULL";
-    case Kind::None:
-        return "None";
-    case Kind::Bool:
-        return "a bool";
-    case Kind::StopIteration:
-        return "StopIteration";
-    case Kind::Ellipsis:
-        return "Ellipsis";
-    case Kind::Int:
-    case Kind::BigInt:
-        return "an int";
-    case Kind::Float:
-        return "a float";
-    case Kind::Complex:
-        return "a complex";
-    case Kind::Str:
-        return "a str";
-    case Kind::Bytes:
-        return "a bytes";
-    case Kind::Tuple:
-        return "a tuple";
-    case Kind::List:
-        return "a list";
-    case Kind::Dict:
-        return "a dict";
-    case Kind::Set:
-        return "a set";
-    case Kind::FrozenSet:
-        return "a frozenset";
-    case Kind::Code:
-        return "a code object";
-    }
-    return "a value";
-}
-
-/// Strict UTF-8 with lone surrogates allowed (what marshal's "surrogatepass" decoding accepts).
-/// Returns the index of the first bad byte, or npos.
-size_t badUtf8Index(std::string_view s)
-{
-    size_t i = 0;
-    while (i < s.size()) {
-        const auto b = static_cast<unsigned char>(s[i]);
-        if (b < 0x80) {
-            ++i;
-            continue;
-        }
-        size_t n;
-        uint32_t cp;
-        if (b >= 0xC2 && b <= 0xDF) {
-            n = 2;
-            cp = b & 0x1F;
-        } else if (b >= 0xE0 && b <= 0xEF) {
-            n = 3;
-            cp = b & 0x0F;
-        } else if (b >= 0xF0 && b <= 0xF4) {
-            n = 4;
-            cp = b & 0x07;
-        } else {
-            return i;
-        }
-        if (i + n > s.size())
-            return i;
-        for (size_t k = 1; k < n; ++k) {
-            const auto c = static_cast<unsigned char>(s[i + k]);
-            if ((c & 0xC0) != 0x80)
-                return i;
-            cp = (cp << 6) | (c & 0x3F);
-        }
-        if ((n == 3 && cp < 0x800) || (n == 4 && (cp < 0x10000 || cp > 0x10FFFF)))
-            return i;
-        i += n;
-    }
-    return std::string_view::npos;
-}
-
-std::string latin1ToUtf8(std::string_view s)
-{
-    std::string out;
-    out.reserve(s.size());
-    for (char c : s)
-        appendUtf8(out, static_cast<unsigned char>(c));
-    return out;
-}
-
-/// The decimal digits of a magnitude in 15-bit digits (least significant first), O(n^2).
-std::string decimalOf(std::vector<uint16_t> digits)
-{
-    std::string out;
-    while (!digits.empty()) {
-        uint32_t rem = 0;
-        for (size_t k = digits.size(); k-- > 0;) {
-            const uint32_t cur = (rem << 15) | digits[k];
-            digits[k] = uint16_t(cur / 10000);
-            rem = cur % 10000;
-        }
-        while (!digits.empty() && digits.back() == 0)
-            digits.pop_back();
-        for (int k = 0; k < 4; ++k) {
-            out += char('0' + rem % 10);
-            rem /= 10;
-            if (digits.empty() && rem == 0)
-                break;
-        }
-    }
-    if (out.empty())
-        out = "0";
-    std::reverse(out.begin(), out.end());
-    return out;
-}
 
 class Reader {
 public:
@@ -925,72 +740,6 @@ private:
 };
 
 } // namespace
-
-std::string PyVersion::text() const
-{
-    return std::to_string(major) + "." + std::to_string(minor);
-}
-
-const std::vector<PyVersion>& supportedVersions()
-{
-    static const std::vector<PyVersion> v { { 3, 8 }, { 3, 9 }, { 3, 10 }, { 3, 11 }, { 3, 12 }, { 3, 13 } };
-    return v;
-}
-
-bool parseVersion(std::string_view text, PyVersion& out)
-{
-    if (text.size() >= 2 && (text[0] == 'p' || text[0] == 'P') && (text[1] == 'y' || text[1] == 'Y'))
-        text.remove_prefix(2);
-    if (text.empty() || text[0] != '3')
-        return false;
-    text.remove_prefix(1);
-    if (!text.empty() && text[0] == '.')
-        text.remove_prefix(1);
-    int minor = 0;
-    const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), minor);
-    if (ec != std::errc() || end != text.data() + text.size() || text.empty() || (text.size() > 1 && text[0] == '0'))
-        return false;
-    for (const PyVersion& v : supportedVersions()) {
-        if (v.minor == minor) {
-            out = v;
-            return true;
-        }
-    }
-    return false;
-}
-
-const Code* Document::rootCode() const
-{
-    if (root == kNone || root >= values.size() || values[root].kind != Kind::Code)
-        return nullptr;
-    return &codes[values[root].code];
-}
-
-std::vector<std::string> Code::argumentNames() const
-{
-    std::vector<std::string> out;
-    const auto name = [&](size_t k) {
-        if (k >= varNames.size())
-            return std::string("?");
-        // inspect names the implicit argument of a comprehension ".0" "implicit0".
-        const std::string& n = varNames[k];
-        if (n.size() > 1 && n[0] == '.' && n.find_first_not_of("0123456789", 1) == std::string::npos)
-            return "implicit" + n.substr(1);
-        return n;
-    };
-    const size_t positional = size_t(std::max(argCount, 0));
-    const size_t kwOnly = size_t(std::max(kwOnlyArgCount, 0));
-    for (size_t k = 0; k < positional; ++k)
-        out.push_back(name(k));
-    size_t next = positional + kwOnly;
-    if (flags & kCoVarargs)
-        out.push_back("*" + name(next++));
-    for (size_t k = 0; k < kwOnly; ++k)
-        out.push_back(name(positional + k));
-    if (flags & kCoVarkeywords)
-        out.push_back("**" + name(next));
-    return out;
-}
 
 Result<Document> readMarshal(std::string_view bytes, const std::string& path, const Limits& limits)
 {
