@@ -128,14 +128,6 @@ struct Checker {
     }
 };
 
-std::string pyList(const std::vector<std::string>& items)
-{
-    std::string s = "[";
-    for (size_t i = 0; i < items.size(); ++i)
-        s += (i ? ", " : "") + pyStrRepr(items[i]);
-    return s + "]";
-}
-
 /// The parameter and buffer sources `_get_used_params` fetches from the live module, and the ones
 /// it can only resolve through a closure of the cached function (`L['x'].attr` with x != self).
 void checkParameters(Checker& c, const CacheArtifact& a)
@@ -233,13 +225,10 @@ CacheFileReport checkCacheFile(const std::string& path, const CheckOptions& opti
 
     // readable_cache checks the path as given first; the loader works on its realpath.
     if (options.purpose == Purpose::Readable) {
-        if (!r.file.exists && !r.file.isSymlink) {
+        if (!r.file.exists) // os.path.exists follows a link: a dangling one does not exist
             c.fail("exists", "ValueError", "Cache file " + path + " is not exists");
-        } else if (!r.file.exists) {
-            c.fail("exists", "ValueError", "Cache file " + path + " is not exists"); // os.path.exists follows the link
-        } else {
+        else
             c.pass("exists", path);
-        }
         if (r.file.isSymlink)
             c.fail("symlink", "ValueError", "Cache file " + path + " can not be a symlink");
         else
@@ -264,21 +253,21 @@ CacheFileReport checkCacheFile(const std::string& path, const CheckOptions& opti
         c.pass("exists",
             r.file.isSymlink ? bin + " (through the symlink " + path + " -> " + r.file.symlinkTarget + ")" : bin);
     }
-    // _validate_owner: lstat and stat of the realpath (which is no longer a link) must be ours.
-    struct stat l;
-    const bool lstatOk = lstat(bin.c_str(), &l) == 0;
-    if (lstatOk && (l.st_uid != uid || r.file.uid != uid))
+    // _validate_owner runs lstat and stat on the realpath, which is no link any more: both see the
+    // file itself, whose owner statFile's stat already gave.
+    const bool present = r.file.exists;
+    if (present && r.file.uid != uid)
         c.fail("owner", "PermissionError", "File must be owned by the current user");
-    else if (lstatOk)
+    else if (present)
         c.pass("owner", "owned by " + r.file.owner + " (uid " + std::to_string(r.file.uid) + ")");
     else
         c.add("owner", CacheCheck::Status::NotReached, "", "");
-    if (lstatOk && (r.file.mode & 0777) != 0600) {
+    if (present && (r.file.mode & 0777) != 0600) {
         char mode[8];
         std::snprintf(mode, sizeof mode, "%o", r.file.mode & 0777);
         c.fail("permissions", "PermissionError", "Permissions must be 600");
         r.checks.back().detail = std::string("the file has mode ") + mode;
-    } else if (lstatOk) {
+    } else if (present) {
         c.pass("permissions", "600");
     } else {
         c.add("permissions", CacheCheck::Status::NotReached, "", "");
@@ -351,7 +340,7 @@ CacheFileReport checkCacheFile(const std::string& path, const CheckOptions& opti
 
         const auto& names = a.compiledFn.compiledFnNames;
         if (a.compiledFn.decoded && names.size() != 1)
-            c.fail("compiled_fns", "ValueError", "Expected 1 compiled function, found " + pyList(names));
+            c.fail("compiled_fns", "ValueError", "Expected 1 compiled function, found " + pyStrList(names));
         else if (a.compiledFn.decoded)
             c.pass("compiled_fns", names.front());
         else

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 #include <filesystem>
+#include <set>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -131,7 +132,9 @@ Result<CacheScan> scanCache(const std::string& path, const ScanOptions& options)
         return Error { ErrorCode::NotFound, "no such file or folder", path };
 
     std::vector<fs::path> files;
-    std::vector<fs::path> emptyFuncs;
+    // Folders with neither a subfolder nor a compiled_module, found from the one walk.
+    std::vector<fs::path> dirs;
+    std::set<fs::path> notLeaf;
     if (status.type() != fs::file_type::directory) {
         scan.rootKind = "file";
         files.push_back(root);
@@ -174,17 +177,10 @@ Result<CacheScan> scanCache(const std::string& path, const ScanOptions& options)
                 if (depth == 1 && scan.rootKind == "cache dir" && !parseModelFolder(p.filename().string(), mf))
                     scan.notes.push_back({ p.string(),
                         "not a cache folder (<Class>_<dynamic|static>_aclgraphcache_<md5>): TorchAir never reads it" });
-                bool leaf = true;
-                for (const auto& child : fs::directory_iterator(p, fs::directory_options::skip_permission_denied, ec))
-                    if (child.symlink_status(ec).type() == fs::file_type::directory
-                        || child.path().filename() == "compiled_module") {
-                        leaf = false;
-                        break;
-                    }
-                ModelFolder pm;
-                if (leaf && !parseModelFolder(p.filename().string(), pm))
-                    emptyFuncs.push_back(p);
+                dirs.push_back(p);
+                notLeaf.insert(p.parent_path());
             } else if (p.filename() == "compiled_module") {
+                notLeaf.insert(p.parent_path());
                 files.push_back(p);
                 if (files.size() > options.maxEntries)
                     return Error { ErrorCode::InvalidArgument,
@@ -194,13 +190,16 @@ Result<CacheScan> scanCache(const std::string& path, const ScanOptions& options)
         }
     }
     std::sort(files.begin(), files.end());
-    for (const fs::path& p : emptyFuncs)
-        scan.notes.push_back({ p.string(),
-            "no compiled_module: TorchAir compiles into this folder on the next run. TorchAir creates the func folder "
-            "before it saves, so an empty one means the save was skipped (WARNING 'Skip cache <name> as following "
-            "errors: [...]', 'Skip cache as failed to serialize compiled fn', 'Skip cache as compiler <type> codegen "
-            "return non-str <type>') or the process ended first; a recompiled function ('Skip cache as <name> "
-            "recompiled') has its folder deleted instead" });
+    for (const fs::path& p : dirs)
+        if (ModelFolder m; !notLeaf.count(p) && !parseModelFolder(p.filename().string(), m))
+            scan.notes.push_back({ p.string(),
+                "no compiled_module: TorchAir compiles into this folder on the next run. TorchAir creates the func "
+                "folder "
+                "before it saves, so an empty one means the save was skipped (WARNING 'Skip cache <name> as following "
+                "errors: [...]', 'Skip cache as failed to serialize compiled fn', 'Skip cache as compiler <type> "
+                "codegen "
+                "return non-str <type>') or the process ended first; a recompiled function ('Skip cache as <name> "
+                "recompiled') has its folder deleted instead" });
     std::sort(
         scan.notes.begin(), scan.notes.end(), [](const ScanNote& a, const ScanNote& b) { return a.path < b.path; });
 

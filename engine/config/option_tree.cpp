@@ -219,14 +219,6 @@ std::vector<std::string> fixedAttrs(const Node& n)
     return out;
 }
 
-std::string pyStrList(const std::vector<std::string>& names)
-{
-    std::vector<PyValue> items;
-    for (const std::string& n : names)
-        items.push_back(PyValue::str(n));
-    return PyValue::list(std::move(items)).repr();
-}
-
 PyValue torchairDefault(const std::string& path)
 {
     const size_t dot = path.rfind('.');

@@ -62,9 +62,6 @@ const Attr* findAttr(const Node& n, const std::string& name);
 /// `n`'s `_fixed_attrs`: its Leaf and Node attributes in __dict__ order, then the appended names.
 std::vector<std::string> fixedAttrs(const Node& n);
 
-/// Python's str() of a list of str: ['a', 'b'].
-std::string pyStrList(const std::vector<std::string>& names);
-
 /// Default of a torchair dotted path (None for plain attributes and unknown paths).
 PyValue torchairDefault(const std::string& path);
 /// Default of an npugraph_ex option (None for plain attributes and unknown names).

@@ -394,6 +394,14 @@ std::string pyStrRepr(std::string_view s, char quote)
     return out;
 }
 
+std::string pyStrList(const std::vector<std::string>& items)
+{
+    std::string s = "[";
+    for (size_t i = 0; i < items.size(); ++i)
+        s += (i ? ", " : "") + pyStrRepr(items[i]);
+    return s + "]";
+}
+
 std::string pyFloatRepr(double v)
 {
     if (std::isnan(v))

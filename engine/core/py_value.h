@@ -50,6 +50,8 @@ Result<PyValue> parsePyLiteral(const std::string& text);
 /// forces one), backslash escapes for the quote, backslash, \n \r \t, and \x/\u/\U escapes for
 /// characters Python does not print (text_codec.h appendPyQuoted).
 std::string pyStrRepr(std::string_view s, char quote = 0);
+/// Python's repr() of a list of str: ['a', "b'c"].
+std::string pyStrList(const std::vector<std::string>& items);
 /// Python's repr() of a float: the shortest digits that read back to the same double, positional
 /// for decimal exponents in [-4, 16) (always with a fractional part: "1.0"), scientific with a
 /// two-digit exponent otherwise ("1e-05", "1e+16"); "inf", "-inf", "nan".

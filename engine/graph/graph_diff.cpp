@@ -279,14 +279,6 @@ std::string tabulate(const std::vector<OpCount>& rowsIn)
     return out;
 }
 
-std::string pyStrList(const std::vector<std::string>& names)
-{
-    std::string s = "[";
-    for (size_t i = 0; i < names.size(); ++i)
-        s += (i ? ", " : "") + pyStrRepr(names[i]);
-    return s + "]";
-}
-
 } // namespace
 
 std::string FieldChange::text() const
