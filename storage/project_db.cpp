@@ -1,5 +1,303 @@
 #include "storage/project_db.h"
 
+namespace {
+
+// Version 2: everything a source holds. Row ids are SQLite rowids; children name their parent
+// with ON DELETE CASCADE so deleting a source removes everything imported from it. Per-node and
+// per-event tables are WITHOUT ROWID on their natural key (compact, and the key is the index the
+// readers use). JSON columns hold small lists (log lines, input actions); every fact a user would
+// filter on has its own column.
+const char* const kSchemaV2 = R"SQL(
+CREATE TABLE graphs (
+  id INTEGER PRIMARY KEY,
+  source_id INTEGER NOT NULL REFERENCES sources(id) ON DELETE CASCADE,
+  name TEXT NOT NULL,
+  grp TEXT NOT NULL DEFAULT '',
+  stage INTEGER NOT NULL DEFAULT 0,
+  pass TEXT NOT NULL DEFAULT '',
+  file TEXT NOT NULL DEFAULT '',
+  role TEXT NOT NULL DEFAULT 'graph',
+  dynamic INTEGER NOT NULL DEFAULT 0,
+  comment TEXT NOT NULL DEFAULT '',
+  node_count INTEGER NOT NULL DEFAULT 0,
+  placeholder_count INTEGER NOT NULL DEFAULT 0,
+  static_bytes INTEGER,
+  recorded_mutated_inputs TEXT,
+  error TEXT,
+  diagnostics TEXT NOT NULL DEFAULT '[]'
+);
+CREATE INDEX graphs_source ON graphs(source_id);
+CREATE TABLE nodes (
+  graph_id INTEGER NOT NULL REFERENCES graphs(id) ON DELETE CASCADE,
+  idx INTEGER NOT NULL,
+  name TEXT NOT NULL,
+  op TEXT NOT NULL,
+  target TEXT NOT NULL DEFAULT '',
+  input_kind TEXT,
+  symbol TEXT,
+  workspace TEXT,
+  provenance TEXT NOT NULL DEFAULT '',
+  storage TEXT NOT NULL DEFAULT '',
+  freed_after TEXT,
+  PRIMARY KEY (graph_id, idx)
+) WITHOUT ROWID;
+CREATE TABLE node_args (
+  graph_id INTEGER NOT NULL,
+  node_idx INTEGER NOT NULL,
+  pos INTEGER NOT NULL,
+  keyword TEXT,
+  kind TEXT NOT NULL,
+  ref_idx INTEGER,
+  value TEXT,
+  PRIMARY KEY (graph_id, node_idx, pos),
+  FOREIGN KEY (graph_id, node_idx) REFERENCES nodes(graph_id, idx) ON DELETE CASCADE
+) WITHOUT ROWID;
+CREATE TABLE node_users (
+  graph_id INTEGER NOT NULL,
+  node_idx INTEGER NOT NULL,
+  user_idx INTEGER NOT NULL,
+  PRIMARY KEY (graph_id, node_idx, user_idx),
+  FOREIGN KEY (graph_id, node_idx) REFERENCES nodes(graph_id, idx) ON DELETE CASCADE
+) WITHOUT ROWID;
+CREATE TABLE tensors (
+  graph_id INTEGER NOT NULL,
+  node_idx INTEGER NOT NULL,
+  out_idx INTEGER NOT NULL,
+  dtype TEXT NOT NULL,
+  shape TEXT NOT NULL,
+  stride TEXT,
+  device TEXT NOT NULL,
+  storage_offset INTEGER NOT NULL DEFAULT 0,
+  symbolic INTEGER NOT NULL DEFAULT 0,
+  bytes INTEGER,
+  PRIMARY KEY (graph_id, node_idx, out_idx),
+  FOREIGN KEY (graph_id, node_idx) REFERENCES nodes(graph_id, idx) ON DELETE CASCADE
+) WITHOUT ROWID;
+CREATE TABLE cache_entries (
+  id INTEGER PRIMARY KEY,
+  source_id INTEGER NOT NULL REFERENCES sources(id) ON DELETE CASCADE,
+  path TEXT NOT NULL,
+  relative_path TEXT NOT NULL DEFAULT '',
+  layout_known INTEGER NOT NULL DEFAULT 0,
+  model_folder TEXT NOT NULL DEFAULT '',
+  class_name TEXT NOT NULL DEFAULT '',
+  dynamic INTEGER,
+  cache_kind TEXT NOT NULL DEFAULT '',
+  folder_md5 TEXT NOT NULL DEFAULT '',
+  dist_folder TEXT NOT NULL DEFAULT '',
+  world INTEGER,
+  global_rank INTEGER,
+  tp_rank INTEGER,
+  pp_rank INTEGER,
+  func TEXT NOT NULL DEFAULT '',
+  backend TEXT NOT NULL DEFAULT '',
+  loads INTEGER NOT NULL DEFAULT 0,
+  first_failure TEXT,
+  meta_name TEXT,
+  meta_date TEXT,
+  version TEXT,
+  python TEXT,
+  file_mode INTEGER,
+  file_size INTEGER,
+  signature TEXT,
+  py_code TEXT,
+  read_error TEXT,
+  log TEXT NOT NULL DEFAULT '[]',
+  graph_id INTEGER REFERENCES graphs(id) ON DELETE SET NULL
+);
+CREATE INDEX cache_entries_source ON cache_entries(source_id);
+CREATE TABLE cache_checks (
+  entry_id INTEGER NOT NULL REFERENCES cache_entries(id) ON DELETE CASCADE,
+  pos INTEGER NOT NULL,
+  name TEXT NOT NULL,
+  status TEXT NOT NULL,
+  exception TEXT NOT NULL DEFAULT '',
+  message TEXT NOT NULL DEFAULT '',
+  detail TEXT NOT NULL DEFAULT '',
+  PRIMARY KEY (entry_id, pos)
+) WITHOUT ROWID;
+CREATE TABLE cache_options (
+  entry_id INTEGER NOT NULL REFERENCES cache_entries(id) ON DELETE CASCADE,
+  pos INTEGER NOT NULL,
+  key TEXT NOT NULL,
+  value TEXT NOT NULL,
+  PRIMARY KEY (entry_id, pos)
+) WITHOUT ROWID;
+CREATE TABLE cache_notes (
+  source_id INTEGER NOT NULL REFERENCES sources(id) ON DELETE CASCADE,
+  pos INTEGER NOT NULL,
+  path TEXT NOT NULL,
+  message TEXT NOT NULL,
+  PRIMARY KEY (source_id, pos)
+) WITHOUT ROWID;
+CREATE TABLE pass_reports (
+  id INTEGER PRIMARY KEY,
+  graph_id INTEGER NOT NULL REFERENCES graphs(id) ON DELETE CASCADE,
+  pos INTEGER NOT NULL,
+  name TEXT NOT NULL,
+  option TEXT NOT NULL DEFAULT '',
+  enabled INTEGER NOT NULL,
+  backend TEXT NOT NULL DEFAULT '',
+  nodes_before INTEGER NOT NULL DEFAULT 0,
+  nodes_after INTEGER NOT NULL DEFAULT 0,
+  peak_bytes_before INTEGER NOT NULL DEFAULT 0,
+  peak_bytes_after INTEGER NOT NULL DEFAULT 0,
+  traffic_bytes_before INTEGER NOT NULL DEFAULT 0,
+  traffic_bytes_after INTEGER NOT NULL DEFAULT 0,
+  result_graph_id INTEGER REFERENCES graphs(id) ON DELETE SET NULL,
+  log TEXT NOT NULL DEFAULT '[]'
+);
+CREATE INDEX pass_reports_graph ON pass_reports(graph_id);
+CREATE TABLE pass_changes (
+  report_id INTEGER NOT NULL REFERENCES pass_reports(id) ON DELETE CASCADE,
+  pos INTEGER NOT NULL,
+  change TEXT NOT NULL,
+  node TEXT NOT NULL,
+  before TEXT NOT NULL DEFAULT '',
+  after TEXT NOT NULL DEFAULT '',
+  reason TEXT NOT NULL DEFAULT '',
+  PRIMARY KEY (report_id, pos)
+) WITHOUT ROWID;
+CREATE TABLE runs (
+  id INTEGER PRIMARY KEY,
+  source_id INTEGER REFERENCES sources(id) ON DELETE CASCADE,
+  scenario_path TEXT NOT NULL DEFAULT '',
+  scenario_name TEXT NOT NULL DEFAULT '',
+  created_at TEXT NOT NULL,
+  backend TEXT NOT NULL,
+  profile TEXT NOT NULL,
+  capacity_bytes INTEGER NOT NULL,
+  config TEXT NOT NULL DEFAULT '{}',
+  overrides TEXT NOT NULL DEFAULT '[]',
+  calls INTEGER NOT NULL DEFAULT 0,
+  events INTEGER NOT NULL DEFAULT 0,
+  captures INTEGER NOT NULL DEFAULT 0,
+  recaptures INTEGER NOT NULL DEFAULT 0,
+  replays INTEGER NOT NULL DEFAULT 0,
+  eager_calls INTEGER NOT NULL DEFAULT 0,
+  hazards INTEGER NOT NULL DEFAULT 0,
+  peak_reserved INTEGER NOT NULL DEFAULT 0,
+  peak_allocated INTEGER NOT NULL DEFAULT 0,
+  out_of_memory INTEGER NOT NULL DEFAULT 0,
+  cancelled INTEGER NOT NULL DEFAULT 0,
+  keyframe_interval INTEGER NOT NULL DEFAULT 0,
+  warnings TEXT NOT NULL DEFAULT '[]'
+);
+CREATE TABLE run_graphs (
+  run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+  pos INTEGER NOT NULL,
+  name TEXT NOT NULL,
+  graph TEXT NOT NULL,
+  pool TEXT NOT NULL,
+  keys TEXT NOT NULL DEFAULT '[]',
+  all_keys TEXT NOT NULL DEFAULT '[]',
+  captures INTEGER NOT NULL DEFAULT 0,
+  recaptures_mutated_input INTEGER NOT NULL DEFAULT 0,
+  recaptures_core_limit INTEGER NOT NULL DEFAULT 0,
+  recaptures_force INTEGER NOT NULL DEFAULT 0,
+  replays INTEGER NOT NULL DEFAULT 0,
+  eager_calls INTEGER NOT NULL DEFAULT 0,
+  fallback_call INTEGER,
+  counters TEXT NOT NULL DEFAULT '{}',
+  PRIMARY KEY (run_id, pos)
+) WITHOUT ROWID;
+CREATE TABLE run_pools (
+  run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+  pool TEXT NOT NULL,
+  graphs TEXT NOT NULL DEFAULT '[]',
+  custom INTEGER NOT NULL DEFAULT 0,
+  peak_reserved INTEGER NOT NULL DEFAULT 0,
+  peak_allocated INTEGER NOT NULL DEFAULT 0,
+  PRIMARY KEY (run_id, pool)
+) WITHOUT ROWID;
+CREATE TABLE run_calls (
+  run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+  idx INTEGER NOT NULL,
+  graph TEXT NOT NULL,
+  graph_id TEXT NOT NULL,
+  key TEXT NOT NULL,
+  action TEXT NOT NULL,
+  recapture_cause TEXT NOT NULL DEFAULT '',
+  inputs_copied INTEGER NOT NULL DEFAULT 0,
+  bytes_copied INTEGER NOT NULL DEFAULT 0,
+  outputs_rebuilt INTEGER NOT NULL DEFAULT 0,
+  device_reserved INTEGER NOT NULL DEFAULT 0,
+  device_allocated INTEGER NOT NULL DEFAULT 0,
+  first_event INTEGER NOT NULL DEFAULT 0,
+  event_count INTEGER NOT NULL DEFAULT 0,
+  pools TEXT NOT NULL DEFAULT '[]',
+  PRIMARY KEY (run_id, idx)
+) WITHOUT ROWID;
+CREATE TABLE run_events (
+  run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+  idx INTEGER NOT NULL,
+  call INTEGER NOT NULL,
+  kind TEXT NOT NULL,
+  graph TEXT NOT NULL DEFAULT '',
+  key TEXT NOT NULL DEFAULT '',
+  summary TEXT NOT NULL DEFAULT '',
+  log TEXT NOT NULL DEFAULT '[]',
+  inputs TEXT NOT NULL DEFAULT '[]',
+  hazard INTEGER,
+  device_reserved INTEGER NOT NULL DEFAULT 0,
+  device_allocated INTEGER NOT NULL DEFAULT 0,
+  PRIMARY KEY (run_id, idx)
+) WITHOUT ROWID;
+CREATE TABLE run_hazards (
+  run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+  idx INTEGER NOT NULL,
+  kind TEXT NOT NULL,
+  call INTEGER NOT NULL,
+  graph TEXT NOT NULL DEFAULT '',
+  key TEXT NOT NULL DEFAULT '',
+  concerns TEXT NOT NULL DEFAULT '',
+  message TEXT NOT NULL DEFAULT '',
+  made_at_call INTEGER,
+  PRIMARY KEY (run_id, idx)
+) WITHOUT ROWID;
+CREATE TABLE run_owners (
+  run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+  owner INTEGER NOT NULL,
+  kind TEXT NOT NULL,
+  graph TEXT NOT NULL DEFAULT '',
+  key TEXT NOT NULL DEFAULT '',
+  tensor TEXT NOT NULL DEFAULT '',
+  call INTEGER NOT NULL DEFAULT -1,
+  PRIMARY KEY (run_id, owner)
+) WITHOUT ROWID;
+CREATE TABLE run_segment_changes (
+  run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+  event INTEGER NOT NULL,
+  address INTEGER NOT NULL,
+  present INTEGER NOT NULL,
+  pool TEXT NOT NULL DEFAULT '',
+  stream INTEGER NOT NULL DEFAULT 0,
+  small INTEGER NOT NULL DEFAULT 0,
+  total_size INTEGER NOT NULL DEFAULT 0,
+  PRIMARY KEY (run_id, event, address)
+) WITHOUT ROWID;
+CREATE TABLE run_block_changes (
+  run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+  event INTEGER NOT NULL,
+  address INTEGER NOT NULL,
+  present INTEGER NOT NULL,
+  segment INTEGER NOT NULL DEFAULT 0,
+  size INTEGER NOT NULL DEFAULT 0,
+  requested INTEGER NOT NULL DEFAULT 0,
+  allocated INTEGER NOT NULL DEFAULT 0,
+  owner INTEGER NOT NULL DEFAULT -1,
+  PRIMARY KEY (run_id, event, address)
+) WITHOUT ROWID;
+CREATE TABLE run_keyframes (
+  run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+  event INTEGER NOT NULL,
+  state BLOB NOT NULL,
+  PRIMARY KEY (run_id, event)
+) WITHOUT ROWID;
+)SQL";
+
+} // namespace
+
 namespace storage {
 
 const std::vector<Migration>& migrations()
@@ -17,6 +315,7 @@ const std::vector<Migration>& migrations()
             "  diagnostics TEXT NOT NULL DEFAULT '',"
             "  UNIQUE (kind, content_hash)"
             ");" },
+        { 2, "graphs, cache entries, simulation runs and pass reports", kSchemaV2 },
     };
     return steps;
 }

@@ -16,6 +16,7 @@ enum class ErrorCode {
     OutOfMemory, ///< the simulated device cannot hold a new segment
     Internal, ///< a broken invariant of the simulator itself
     Io, ///< the file system said no
+    Cancelled, ///< the user (a progress callback) stopped it
 };
 
 /// What went wrong (`message`, TorchAir's own text where TorchAir has one) and where

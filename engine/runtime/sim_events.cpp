@@ -139,6 +139,8 @@ void Simulator::finishEvent()
             }
             e.memory.push_back(std::move(ps));
         }
+    if (m_options.observeMemory)
+        m_options.observeMemory(e, m_alloc);
     m_eventOpen = false;
 }
 

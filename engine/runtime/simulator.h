@@ -27,6 +27,9 @@ struct SimulationOptions {
     /// Keep a full memory snapshot (segments and blocks of every pool) in each event. The GUI wants
     /// it; the CLI's summary and the benchmark do not.
     bool recordMemory = false;
+    /// Called after each event with the allocator as the event left it (needs recordEvents); the
+    /// project database records memory changes through it (runtime/memory_timeline.h).
+    std::function<void(const Event& event, const memory::CachingAllocator& allocator)> observeMemory;
     /// Keep the event list at all (the benchmark turns it off to measure the runtime model alone).
     bool recordEvents = true;
     /// Progress (calls done, calls total) and cancel; may be empty.

@@ -9,7 +9,9 @@ namespace {
 
 const char* kUsage = "usage: aclgraph-inspector [FILE...]            open the window (default: the bundled samples)\n"
                      "       aclgraph-inspector simulate SCENARIO|GRAPH|compiled_module [--set NAME=VALUE ...] [--symbols s0=4,...] [--calls N] [--json] [--log-level "
-                     "debug|info|warning] [-o FILE]\n"
+                     "debug|info|warning] [--db FILE] [-o FILE]\n"
+                     "       aclgraph-inspector import PATH... --db FILE [--quiet]\n"
+                     "       aclgraph-inspector runs --db FILE [--json] [--run ID]\n"
                      "       aclgraph-inspector passes SCENARIO|GRAPH [--graph ID] [--set NAME=VALUE ...] [--symbols "
                      "s0=4,...] [--json] [--verbose] [--emit-code OUT]\n"
                      "       aclgraph-inspector stages DEBUG_DIR [--model NAME] [--diff A B] [--json] [-o FILE]\n"
@@ -51,6 +53,10 @@ int runSubcommand(int argc, char** argv, std::ostream& out, std::ostream& err)
         return cacheCommand(args, out, err);
     if (cmd == "generate")
         return generateCommand(args, out, err);
+    if (cmd == "import")
+        return importCommand(args, out, err);
+    if (cmd == "runs")
+        return runsCommand(args, out, err);
     if (cmd == "--help" || cmd == "-h" || cmd == "help") {
         out << kUsage;
         return 0;

@@ -17,6 +17,10 @@ int stagesCommand(const std::vector<std::string>& args, std::ostream& out, std::
 /// Inspects TorchAir compile caches: ls, show, readable, key.
 int cacheCommand(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
 int simulateCommand(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
+/// Imports files and folders into a project database (storage/importer.h).
+int importCommand(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
+/// Lists the simulation runs stored in a project database.
+int runsCommand(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
 
 /// Writes a command's result to `out`, or to the file `outPath` when it is not empty; returns the
 /// exit code (1 when the file cannot be written, with a message on `err`).

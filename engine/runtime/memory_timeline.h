@@ -1,0 +1,96 @@
+#pragma once
+/// Device memory over a simulation, kept as changes: after each event, the segments and blocks that
+/// appeared, changed or went away, plus a full state every `keyframeInterval` events so any step is
+/// rebuilt by applying at most that many changes to the nearest earlier keyframe. The simulator
+/// feeds it through SimulationOptions::observeMemory; the project database stores exactly these
+/// changes and keyframes (storage/run_store.h).
+#include "engine/core/result.h"
+#include "engine/memory/caching_allocator.h"
+#include "engine/runtime/events.h"
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace engine::runtime {
+
+/// Every segment and block of the device at one instant, keyed by address.
+struct MemoryState {
+    struct Segment {
+        memory::PoolId pool;
+        memory::StreamId stream = 0;
+        bool small = false;
+        uint64_t totalSize = 0;
+        bool operator==(const Segment& o) const
+        {
+            return pool == o.pool && stream == o.stream && small == o.small && totalSize == o.totalSize;
+        }
+    };
+    struct Block {
+        uint64_t segment = 0; ///< address of the segment holding it
+        uint64_t size = 0;
+        uint64_t requested = 0;
+        bool allocated = false;
+        memory::OwnerId owner = memory::kNoOwner;
+        bool operator==(const Block& o) const
+        {
+            return segment == o.segment && size == o.size && requested == o.requested && allocated == o.allocated
+                && owner == o.owner;
+        }
+    };
+    std::map<uint64_t, Segment> segments;
+    std::map<uint64_t, Block> blocks;
+
+    static MemoryState fromSegments(const std::vector<memory::SegmentInfo>& segments);
+    /// Per pool (sorted by pool id), segments in address order with their blocks and totals: what
+    /// Event::memory holds when SimulationOptions::recordMemory is on.
+    std::vector<PoolSnapshot> snapshot() const;
+    bool operator==(const MemoryState& o) const { return segments == o.segments && blocks == o.blocks; }
+
+    /// A compact binary form for keyframes; decode() rejects anything it did not write.
+    std::string encode() const;
+    static Result<MemoryState> decode(std::string_view bytes);
+};
+
+/// What changed at one event: a segment or block with no value went away.
+struct MemoryDelta {
+    int event = 0;
+    std::vector<std::pair<uint64_t, std::optional<MemoryState::Segment>>> segments;
+    std::vector<std::pair<uint64_t, std::optional<MemoryState::Block>>> blocks;
+    bool empty() const { return segments.empty() && blocks.empty(); }
+};
+
+/// The changes that turn `before` into `after`, in address order.
+MemoryDelta diffMemory(const MemoryState& before, const MemoryState& after, int event);
+void applyMemory(MemoryState& state, const MemoryDelta& delta);
+
+class MemoryTimeline {
+public:
+    explicit MemoryTimeline(int keyframeInterval = 256)
+        : m_interval(keyframeInterval > 0 ? keyframeInterval : 256)
+    {
+    }
+    /// Records the state after event `event` (events come in order, 0, 1, 2, ...).
+    void observe(int event, const std::vector<memory::SegmentInfo>& segments);
+
+    int keyframeInterval() const { return m_interval; }
+    int eventCount() const { return m_events; }
+    /// One per event that changed something, in event order.
+    const std::vector<MemoryDelta>& deltas() const { return m_deltas; }
+    /// (event, state after it) for events 0, interval, 2*interval, ...
+    const std::vector<std::pair<int, MemoryState>>& keyframes() const { return m_keyframes; }
+    /// The state after `event`, rebuilt from the nearest keyframe.
+    Result<MemoryState> stateAt(int event) const;
+
+private:
+    int m_interval;
+    int m_events = 0;
+    MemoryState m_current;
+    std::vector<MemoryDelta> m_deltas;
+    std::vector<std::pair<int, MemoryState>> m_keyframes;
+};
+
+} // namespace engine::runtime

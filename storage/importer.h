@@ -1,0 +1,98 @@
+#pragma once
+/// Importing what users bring into a project database: FX graph files, scenarios, TorchAir's
+/// generated modules, TORCH_COMPILE_DEBUG folders, compiled_module files and `.torchair_cache`
+/// trees. Each source is read with the engine's readers first (outside any transaction), then
+/// written in one transaction: an error or a cancel leaves the database exactly as it was, and a
+/// killed process leaves every completed source intact (WAL). The same content imported twice
+/// (same kind, same content hash) is recognised and not written again.
+///
+/// Thread contract: importPaths() runs on the calling thread with its own connection; ImportJob
+/// runs it on a worker thread. Callbacks are called on the thread doing the work.
+#include "storage/sqlite.h"
+
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <thread>
+#include <vector>
+
+namespace storage {
+
+enum class SourceKind {
+    FxGraph, ///< readable FX code or print(gm.graph) (.py / .txt)
+    Scenario, ///< a scenario JSON (docs/scenario-format.md)
+    TorchairModule, ///< TorchAir's generated module (output_code.py)
+    DebugDir, ///< a TORCH_COMPILE_DEBUG folder (any level with NNN_*.txt dumps below it)
+    CacheFile, ///< one compiled_module
+    CacheDir, ///< a .torchair_cache tree (any level)
+};
+const char* sourceKindName(SourceKind kind); ///< "fx_graph", "scenario", "torchair_module", "debug_dir", "compiled_module", "torchair_cache"
+/// Tells the kind from the path and its first bytes. Error (naming the path) when it is none.
+Result<SourceKind> detectSourceKind(const std::string& path);
+/// The content hash of a file (md5 of its bytes) or a folder (md5 over every regular file's
+/// relative path, size and md5, in path order; symlinks are not followed).
+Result<std::string> contentHash(const std::string& path);
+
+struct ImportProgress {
+    size_t source = 0; ///< 0-based index of the source being imported
+    size_t sources = 0;
+    std::string path;
+    std::string phase; ///< "reading", "writing", "done"
+    int64_t rows = 0; ///< rows written so far for this source
+};
+
+struct SourceResult {
+    enum class Status { Imported, Duplicate, Failed, Cancelled };
+    std::string path;
+    Status status = Status::Failed;
+    std::string kind; ///< sourceKindName, empty when unknown
+    int64_t sourceId = 0; ///< the new source, or the earlier one for a duplicate
+    std::string message; ///< the error, or "already imported as source N (PATH)"
+    int graphs = 0, cacheEntries = 0, passReports = 0;
+    int64_t rows = 0;
+    double seconds = 0;
+    std::vector<std::string> diagnostics; ///< readers' warnings, stored with the source
+};
+const char* statusName(SourceResult::Status s); ///< "imported", "duplicate", "failed", "cancelled"
+
+struct ImportOptions {
+    std::function<void(const ImportProgress&)> progress;
+    /// Asked between sources and every few thousand rows; true stops the import (the source being
+    /// written is rolled back, later sources are not started).
+    std::function<bool()> cancelled;
+    /// Run TorchAir's reduce-overhead passes (default config of the graph's backend) on each imported
+    /// graph and store their reports and result stages.
+    bool runPasses = true;
+};
+
+/// Imports `paths` in order into the project at `dbPath` (created when absent). Fails as a whole
+/// only when the database cannot be opened; each source has its own result.
+Result<std::vector<SourceResult>> importPaths(
+    const std::string& dbPath, const std::vector<std::string>& paths, const ImportOptions& options = {});
+/// One source into an open project.
+SourceResult importSource(Database& db, const std::string& path, const ImportOptions& options = {}, size_t index = 0,
+    size_t count = 1);
+
+/// importPaths on a worker thread.
+class ImportJob {
+public:
+    ImportJob(std::string dbPath, std::vector<std::string> paths, ImportOptions options);
+    ~ImportJob(); ///< cancels and joins
+    ImportJob(const ImportJob&) = delete;
+    ImportJob& operator=(const ImportJob&) = delete;
+
+    void cancel() { m_cancel = true; }
+    bool finished() const { return m_done; }
+    /// Joins the worker and returns what importPaths returned.
+    Result<std::vector<SourceResult>> wait();
+
+private:
+    std::atomic<bool> m_cancel { false };
+    std::atomic<bool> m_done { false };
+    std::unique_ptr<Result<std::vector<SourceResult>>> m_result;
+    std::thread m_thread;
+};
+
+} // namespace storage

@@ -1,0 +1,54 @@
+#pragma once
+/// Simulation runs in the project database (tables runs, run_graphs, run_pools, run_calls,
+/// run_events, run_hazards, run_owners, run_segment_changes, run_block_changes, run_keyframes;
+/// docs/database.md). Memory is stored as changes per event plus a full state every
+/// keyframe interval, so memoryAt() rebuilds any step from the nearest keyframe without
+/// re-simulating.
+#include "engine/runtime/memory_timeline.h"
+#include "engine/runtime/simulator.h"
+#include "storage/write_context.h"
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace storage {
+
+struct RunPlace {
+    std::optional<int64_t> sourceId; ///< the scenario/graph source it simulated, when imported
+    std::string backend; ///< "torchair" / "npugraph_ex"
+    /// The settings given on top of the scenario's config (`--set`), as NAME=VALUE texts.
+    std::vector<std::string> overrides;
+};
+
+/// Writes the run: summary, graphs, pools, calls, events, hazards, owners, and the memory timeline
+/// (changes and keyframes) when `memory` is given. Returns runs.id.
+Result<int64_t> writeRun(WriteContext& ctx, const engine::runtime::Simulation& sim, const RunPlace& place,
+    const engine::runtime::MemoryTimeline* memory);
+
+struct RunRow {
+    int64_t id = 0;
+    std::optional<int64_t> sourceId;
+    std::string scenarioPath, scenarioName, createdAt, backend, profile;
+    int calls = 0, events = 0, captures = 0, recaptures = 0, replays = 0, eagerCalls = 0, hazards = 0;
+    uint64_t peakReserved = 0, peakAllocated = 0, capacityBytes = 0;
+    bool outOfMemory = false, cancelled = false;
+};
+Result<std::vector<RunRow>> listRuns(Database& db);
+
+/// The run as a Simulation (events without memory, calls, graphs, pools, hazards, owners, warnings,
+/// log, peaks). Options are not rebuilt: `configJson` holds the effective config as stored.
+struct StoredRun {
+    RunRow row;
+    std::string configJson;
+    engine::runtime::Simulation sim;
+};
+Result<StoredRun> readRun(Database& db, int64_t runId);
+
+/// Device memory after event `event` of run `runId`: every pool's segments and blocks, as
+/// Event::memory would hold it with recordMemory. Error when the run has no memory timeline or the
+/// event is out of range.
+Result<std::vector<engine::runtime::PoolSnapshot>> memoryAt(Database& db, int64_t runId, int event);
+
+} // namespace storage
