@@ -211,6 +211,11 @@ bool Statement::columnIsNull(int index) const
     return sqlite3_column_type(m_stmt.get(), index) == SQLITE_NULL;
 }
 
+int Statement::columnCount() const
+{
+    return sqlite3_column_count(m_stmt.get());
+}
+
 std::string Statement::columnText(int index) const
 {
     const auto* text = sqlite3_column_text(m_stmt.get(), index);

@@ -90,6 +90,7 @@ public:
     double columnDouble(int index) const;
     std::string columnText(int index) const;
     bool columnIsNull(int index) const;
+    int columnCount() const; ///< columns of the result
 
 private:
     friend class Database;

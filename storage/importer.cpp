@@ -1,0 +1,570 @@
+// Importing files and folders into a project: sniff the kind, hash the content, read everything with
+// the engine's readers, then write it in one transaction (storage/importer.h).
+#include "storage/importer.h"
+
+#include "engine/cache/cache_scan.h"
+#include "engine/config/options.h"
+#include "engine/core/json_text.h"
+#include "engine/core/md5.h"
+#include "engine/passes/pipeline.h"
+#include "engine/readers/debug_dir.h"
+#include "engine/readers/fx_reader.h"
+#include "engine/readers/torchair_module.h"
+#include "engine/scenario/scenario.h"
+#include "storage/cache_store.h"
+#include "storage/graph_store.h"
+#include "storage/project_db.h"
+
+#include <algorithm>
+#include <cctype>
+#include <chrono>
+#include <ctime>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+namespace storage {
+
+namespace fs = std::filesystem;
+using engine::Graph;
+
+const char* sourceKindName(SourceKind kind)
+{
+    static const char* names[]
+        = { "fx_graph", "scenario", "torchair_module", "debug_dir", "compiled_module", "torchair_cache" };
+    return names[int(kind)];
+}
+
+const char* statusName(SourceResult::Status s)
+{
+    static const char* names[] = { "imported", "duplicate", "failed", "cancelled" };
+    return names[int(s)];
+}
+
+namespace {
+
+/// Limits of the folder walks (sniffing and hashing): a hostile tree stays harmless.
+constexpr int kMaxDepth = 8;
+constexpr size_t kMaxEntries = 100000;
+constexpr size_t kSniffBytes = 64 << 10;
+
+std::string readHead(const std::string& path, size_t bytes)
+{
+    std::ifstream in(path, std::ios::binary);
+    std::string head(bytes, '\0');
+    in.read(head.data(), std::streamsize(bytes));
+    head.resize(size_t(in.gcount()));
+    return head;
+}
+
+/// Regular files below `root` (symlinks not followed), relative paths sorted. Error when the walk
+/// meets more than kMaxEntries entries.
+Result<std::vector<fs::path>> walkFiles(const fs::path& root)
+{
+    std::vector<fs::path> files;
+    std::error_code ec;
+    fs::recursive_directory_iterator it(root, fs::directory_options::skip_permission_denied, ec), end;
+    if (ec)
+        return Error { ErrorCode::Io, "cannot list the folder: " + ec.message(), root.string() };
+    size_t entries = 0;
+    for (; it != end; it.increment(ec)) {
+        if (ec)
+            return Error { ErrorCode::Io, "cannot list the folder: " + ec.message(), root.string() };
+        if (++entries > kMaxEntries)
+            return Error { ErrorCode::InvalidArgument,
+                "more than " + std::to_string(kMaxEntries) + " entries below this folder: not imported",
+                root.string() };
+        if (it.depth() >= kMaxDepth)
+            it.disable_recursion_pending();
+        const fs::file_status st = it->symlink_status(ec);
+        if (ec || fs::is_symlink(st))
+            continue;
+        if (fs::is_regular_file(st))
+            files.push_back(it->path().lexically_relative(root));
+    }
+    std::sort(files.begin(), files.end());
+    return files;
+}
+
+std::string nowIso()
+{
+    const std::time_t t = std::time(nullptr);
+    std::tm tm {};
+    gmtime_r(&t, &tm);
+    char buf[32];
+    std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+    return buf;
+}
+
+std::string absolutePath(const std::string& path)
+{
+    std::error_code ec;
+    fs::path p = fs::absolute(path, ec);
+    return ec ? path : p.lexically_normal().string();
+}
+
+/// What was read from a source, before anything is written.
+struct Payload {
+    struct GraphItem {
+        Graph graph;
+        GraphPlace place;
+        /// Run the passes on it with these options; none: store the graph alone.
+        std::optional<engine::config::Options> passOptions;
+        engine::SymbolValues symbols;
+        /// What the passes did, computed before the transaction starts.
+        std::optional<engine::passes::PipelineResult> passes;
+    };
+    std::vector<GraphItem> graphs;
+    std::optional<engine::cache::CacheScan> cache;
+    std::vector<std::string> diagnostics;
+    uint64_t size = 0;
+};
+
+std::vector<std::string> diagnosticTexts(const std::vector<engine::readers::Diagnostic>& ds)
+{
+    std::vector<std::string> out;
+    out.reserve(ds.size());
+    for (const auto& d : ds)
+        out.push_back(d.toString());
+    return out;
+}
+
+/// Default options of a backend for the passes, or the settings a module/scenario carries.
+std::optional<engine::config::Options> passOptionsFor(std::optional<engine::config::Backend> backend,
+    const std::vector<std::pair<std::string, engine::PyValue>>& settings, const std::string& path,
+    std::vector<std::string>& diagnostics)
+{
+    const auto b = backend ? *backend : engine::config::guessBackend(settings);
+    auto options = engine::config::parseOptions(b, settings);
+    if (!options) {
+        diagnostics.push_back(
+            path + ": warning: passes not run: its config is invalid (" + options.error().message + ")");
+        return std::nullopt;
+    }
+    return std::move(options.value());
+}
+
+Result<void> readGraphFile(const std::string& path, Payload& p, bool runPasses)
+{
+    auto read = engine::readers::readFxFile(path);
+    if (!read)
+        return read.error();
+    if (read->graphs.empty())
+        return Error { ErrorCode::InvalidArgument, "the file holds no FX graph", path };
+    p.diagnostics = diagnosticTexts(read->diagnostics);
+    std::optional<engine::config::Options> options;
+    if (runPasses)
+        options = passOptionsFor(std::nullopt, {}, path, p.diagnostics);
+    for (Graph& g : read->graphs) {
+        Payload::GraphItem item;
+        item.place.group = path;
+        item.place.file = path;
+        item.place.role = "graph";
+        item.passOptions = options;
+        item.graph = std::move(g);
+        p.graphs.push_back(std::move(item));
+    }
+    return {};
+}
+
+Result<void> readModuleFile(const std::string& path, Payload& p, bool runPasses)
+{
+    auto module = engine::readers::readTorchairModuleFile(path);
+    if (!module)
+        return module.error();
+    p.diagnostics = diagnosticTexts(module->diagnostics);
+    Payload::GraphItem item;
+    item.place.group = path;
+    item.place.file = path;
+    item.place.role = "module";
+    if (runPasses)
+        item.passOptions = passOptionsFor(module->backend, module->settings, path, p.diagnostics);
+    item.graph = std::move(module->graph);
+    p.graphs.push_back(std::move(item));
+    return {};
+}
+
+Result<void> readScenario(const std::string& path, Payload& p, bool runPasses)
+{
+    auto s = engine::scenario::readScenarioFile(path);
+    if (!s)
+        return s.error();
+    p.diagnostics = s->diagnostics;
+    std::optional<engine::config::Options> options;
+    if (runPasses)
+        options = passOptionsFor(s->backend, s->config, path, p.diagnostics);
+    for (Graph& g : s->graphs) {
+        Payload::GraphItem item;
+        item.place.group = path;
+        item.place.file = path;
+        item.place.role = "graph";
+        item.passOptions = options;
+        for (const auto& c : s->calls)
+            if (c.graph == g.id) {
+                item.symbols = c.symbols;
+                break;
+            }
+        item.graph = std::move(g);
+        p.graphs.push_back(std::move(item));
+    }
+    return {};
+}
+
+Result<void> readDebugFolder(const std::string& path, Payload& p, bool runPasses)
+{
+    auto dir = engine::readers::readDebugDir(path);
+    if (!dir)
+        return dir.error();
+    p.diagnostics = diagnosticTexts(dir->diagnostics);
+    for (auto& group : dir->groups) {
+        for (std::string& d : diagnosticTexts(group.diagnostics))
+            p.diagnostics.push_back(std::move(d));
+        const std::string label = group.label().empty() ? group.directory : group.label();
+        // The passes run on the first AOT stage (TorchAir's input to them); their result stages
+        // sit beside TorchAir's own dumps in the same group.
+        bool passInput = runPasses;
+        for (size_t i = 0; i < group.stages.size(); ++i) {
+            auto& stage = group.stages[i];
+            Payload::GraphItem item;
+            item.place.group = label;
+            item.place.stage = int(i);
+            item.place.pass = stage.pass;
+            item.place.file = stage.path;
+            item.place.role = "stage";
+            item.place.diagnostics = diagnosticTexts(stage.diagnostics);
+            if (stage.graph) {
+                item.graph = std::move(*stage.graph);
+                if (passInput && !stage.preAot) {
+                    item.passOptions
+                        = passOptionsFor(group.module ? std::optional(group.module->backend) : std::nullopt,
+                            group.module ? group.module->settings : decltype(group.module->settings) {}, stage.path,
+                            p.diagnostics);
+                    passInput = false;
+                }
+            } else {
+                item.graph.id = stage.pass;
+                item.place.error = stage.error ? stage.error->toString() : stage.note;
+            }
+            p.graphs.push_back(std::move(item));
+        }
+        if (group.module) {
+            Payload::GraphItem item;
+            item.place.group = label;
+            item.place.stage = int(group.stages.size());
+            item.place.pass = "output_code";
+            item.place.file = group.outputCode;
+            item.place.role = "module";
+            item.place.diagnostics = diagnosticTexts(group.module->diagnostics);
+            item.graph = std::move(group.module->graph);
+            p.graphs.push_back(std::move(item));
+        }
+    }
+    return {};
+}
+
+Result<Payload> readSource(SourceKind kind, const std::string& path, const ImportOptions& options)
+{
+    Payload p;
+    Result<void> r;
+    switch (kind) {
+    case SourceKind::FxGraph:
+        r = readGraphFile(path, p, options.runPasses);
+        break;
+    case SourceKind::TorchairModule:
+        r = readModuleFile(path, p, options.runPasses);
+        break;
+    case SourceKind::Scenario:
+        r = readScenario(path, p, options.runPasses);
+        break;
+    case SourceKind::DebugDir:
+        r = readDebugFolder(path, p, options.runPasses);
+        break;
+    case SourceKind::CacheFile:
+    case SourceKind::CacheDir: {
+        engine::cache::ScanOptions scan;
+        if (options.cancelled)
+            scan.progress = [&](size_t, size_t) { return !options.cancelled(); };
+        auto read = engine::cache::scanCache(path, scan);
+        if (!read)
+            return read.error();
+        p.cache = std::move(read.value());
+        break;
+    }
+    }
+    if (!r)
+        return r.error();
+    for (Payload::GraphItem& item : p.graphs) {
+        if (!item.passOptions || item.place.error)
+            continue;
+        if (options.cancelled && options.cancelled())
+            return Error { ErrorCode::Cancelled, "cancelled", path };
+        auto passes = engine::passes::runReduceOverheadPasses(item.graph, *item.passOptions, item.symbols);
+        if (passes)
+            item.passes = std::move(passes.value());
+        else
+            p.diagnostics.push_back(item.place.file + ": warning: passes not run: " + passes.error().toString());
+    }
+    return p;
+}
+
+Result<uint64_t> sourceSize(const std::string& path)
+{
+    std::error_code ec;
+    if (!fs::is_directory(path, ec)) {
+        const uint64_t size = fs::file_size(path, ec);
+        if (ec)
+            return Error { ErrorCode::Io, ec.message(), path };
+        return size;
+    }
+    auto files = walkFiles(path);
+    if (!files)
+        return files.error();
+    uint64_t total = 0;
+    for (const fs::path& f : *files)
+        total += fs::file_size(fs::path(path) / f, ec);
+    return total;
+}
+
+Result<void> writePayload(WriteContext& ctx, int64_t sourceId, Payload& p, SourceResult& result)
+{
+    for (Payload::GraphItem& item : p.graphs) {
+        item.place.sourceId = sourceId;
+        auto id = writeGraph(ctx, item.graph, item.place);
+        if (!id)
+            return id.error();
+        ++result.graphs;
+        if (!item.passes)
+            continue;
+        auto reports = writePassReports(ctx, *id, *item.passes, item.passOptions->backend);
+        if (!reports)
+            return reports.error();
+        result.passReports += int(reports->size());
+        if (auto c = ctx.checkpoint(); !c)
+            return c.error();
+    }
+    if (p.cache) {
+        auto ids = writeCacheScan(ctx, sourceId, *p.cache);
+        if (!ids)
+            return ids.error();
+        result.cacheEntries = int(ids->size());
+        for (const auto& e : p.cache->entries)
+            if (e.report.artifact && e.report.artifact->module)
+                ++result.graphs;
+    }
+    return {};
+}
+
+} // namespace
+
+Result<SourceKind> detectSourceKind(const std::string& path)
+{
+    std::error_code ec;
+    const fs::file_status st = fs::status(path, ec);
+    if (ec || !fs::exists(st))
+        return Error { ErrorCode::NotFound, "no such file or folder", path };
+    if (fs::is_directory(st)) {
+        auto files = walkFiles(path);
+        if (!files)
+            return files.error();
+        bool stages = false;
+        for (const fs::path& f : *files) {
+            if (f.filename() == "compiled_module")
+                return SourceKind::CacheDir;
+            stages = stages || engine::readers::isStageFileName(f.filename().string());
+        }
+        if (stages)
+            return SourceKind::DebugDir;
+        return Error { ErrorCode::InvalidArgument,
+            "neither a TorchAir compile cache (no compiled_module below it) nor a TORCH_COMPILE_DEBUG folder (no "
+            "NNN_*.txt dump below it)",
+            path };
+    }
+    if (!fs::is_regular_file(st))
+        return Error { ErrorCode::InvalidArgument, "not a regular file or a folder", path };
+    const std::string head = readHead(path, kSniffBytes);
+    if (head.empty())
+        return Error { ErrorCode::InvalidArgument, "the file is empty", path };
+    if (static_cast<unsigned char>(head[0]) == 0x80)
+        return SourceKind::CacheFile;
+    if (head.find('\0') != std::string::npos)
+        return Error { ErrorCode::InvalidArgument,
+            "binary data that is neither a compiled_module (pickle) nor text aclgraph-inspector reads", path };
+    for (char c : head)
+        if (!std::isspace(static_cast<unsigned char>(c))) {
+            if (c == '{')
+                return SourceKind::Scenario;
+            break;
+        }
+    if (engine::readers::looksLikeTorchairModule(head))
+        return SourceKind::TorchairModule;
+    return SourceKind::FxGraph;
+}
+
+Result<std::string> contentHash(const std::string& path)
+{
+    auto hashFile = [](const fs::path& file, engine::Md5& md5) -> Result<void> {
+        std::ifstream in(file, std::ios::binary);
+        if (!in)
+            return Error { ErrorCode::Io, "cannot read the file", file.string() };
+        std::string buf(1 << 16, '\0');
+        while (in) {
+            in.read(buf.data(), std::streamsize(buf.size()));
+            md5.update(std::string_view(buf.data(), size_t(in.gcount())));
+        }
+        if (in.bad())
+            return Error { ErrorCode::Io, "cannot read the file", file.string() };
+        return {};
+    };
+    std::error_code ec;
+    engine::Md5 md5;
+    if (!fs::is_directory(path, ec)) {
+        if (auto r = hashFile(path, md5); !r)
+            return r.error();
+        return md5.hexDigest();
+    }
+    auto files = walkFiles(path);
+    if (!files)
+        return files.error();
+    for (const fs::path& f : *files) {
+        engine::Md5 one;
+        if (auto r = hashFile(fs::path(path) / f, one); !r)
+            return r.error();
+        const uint64_t size = fs::file_size(fs::path(path) / f, ec);
+        md5.update(f.generic_string());
+        md5.update(std::string_view("\0", 1));
+        md5.update(std::to_string(size));
+        md5.update(std::string_view("\0", 1));
+        md5.update(one.hexDigest());
+        md5.update("\n");
+    }
+    return md5.hexDigest();
+}
+
+SourceResult importSource(
+    Database& db, const std::string& givenPath, const ImportOptions& options, size_t index, size_t count)
+{
+    const auto started = std::chrono::steady_clock::now();
+    SourceResult result;
+    result.path = absolutePath(givenPath);
+    const std::string& path = result.path;
+    auto finish = [&](SourceResult::Status status, std::string message = {}) {
+        result.status = status;
+        result.message = std::move(message);
+        result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+        if (options.progress)
+            options.progress(ImportProgress { index, count, path, "done", result.rows });
+        return result;
+    };
+    auto report = [&](const char* phase, int64_t rows) {
+        if (options.progress)
+            options.progress(ImportProgress { index, count, path, phase, rows });
+    };
+    if (options.cancelled && options.cancelled())
+        return finish(SourceResult::Status::Cancelled, "cancelled");
+    report("reading", 0);
+
+    auto kind = detectSourceKind(path);
+    if (!kind)
+        return finish(SourceResult::Status::Failed, kind.error().toString());
+    result.kind = sourceKindName(*kind);
+    auto hash = contentHash(path);
+    if (!hash)
+        return finish(SourceResult::Status::Failed, hash.error().toString());
+    {
+        auto q = db.prepare("SELECT id, path FROM sources WHERE kind = ? AND content_hash = ?");
+        if (!q)
+            return finish(SourceResult::Status::Failed, q.error().toString());
+        q->bind(1, std::string_view(result.kind)).bind(2, std::string_view(*hash));
+        auto row = q->step();
+        if (!row)
+            return finish(SourceResult::Status::Failed, row.error().toString());
+        if (*row) {
+            result.sourceId = q->columnInt(0);
+            return finish(SourceResult::Status::Duplicate,
+                "already imported as source " + std::to_string(result.sourceId) + " (" + q->columnText(1) + ")");
+        }
+    }
+    auto size = sourceSize(path);
+    if (!size)
+        return finish(SourceResult::Status::Failed, size.error().toString());
+    auto payload = readSource(*kind, path, options);
+    if (!payload) {
+        const bool cancelled = options.cancelled && options.cancelled();
+        return finish(cancelled ? SourceResult::Status::Cancelled : SourceResult::Status::Failed,
+            cancelled ? "cancelled" : payload.error().toString());
+    }
+    result.diagnostics = payload->diagnostics;
+
+    report("writing", 0);
+    auto tx = Transaction::begin(db);
+    if (!tx)
+        return finish(SourceResult::Status::Failed, tx.error().toString());
+    WriteContext ctx(db, [&](int64_t rows) {
+        report("writing", rows);
+        return !(options.cancelled && options.cancelled());
+    });
+    auto insert = db.prepare("INSERT INTO sources(path, kind, size, content_hash, imported_at, diagnostics) "
+                             "VALUES (?, ?, ?, ?, ?, ?)");
+    if (!insert)
+        return finish(SourceResult::Status::Failed, insert.error().toString());
+    insert->bind(1, std::string_view(path))
+        .bind(2, std::string_view(result.kind))
+        .bind(3, int64_t(*size))
+        .bind(4, std::string_view(*hash))
+        .bind(5, std::string_view(nowIso()))
+        .bind(6, std::string_view(engine::jsonText(nlohmann::json(result.diagnostics), -1)));
+    if (auto r = insert->run(); !r)
+        return finish(SourceResult::Status::Failed, r.error().toString());
+    result.sourceId = db.lastInsertRowId();
+    auto written = writePayload(ctx, result.sourceId, *payload, result);
+    result.rows = ctx.rows() + 1;
+    if (!written) {
+        result.sourceId = 0;
+        return finish(written.error().code == ErrorCode::Cancelled ? SourceResult::Status::Cancelled
+                                                                   : SourceResult::Status::Failed,
+            written.error().code == ErrorCode::Cancelled ? "cancelled" : written.error().toString());
+    }
+    if (auto r = tx->commit(); !r) {
+        result.sourceId = 0;
+        return finish(SourceResult::Status::Failed, r.error().toString());
+    }
+    return finish(SourceResult::Status::Imported);
+}
+
+Result<std::vector<SourceResult>> importPaths(
+    const std::string& dbPath, const std::vector<std::string>& paths, const ImportOptions& options)
+{
+    auto db = openProject(dbPath);
+    if (!db)
+        return db.error();
+    std::vector<SourceResult> results;
+    for (size_t i = 0; i < paths.size(); ++i)
+        results.push_back(importSource(*db, paths[i], options, i, paths.size()));
+    return results;
+}
+
+ImportJob::ImportJob(std::string dbPath, std::vector<std::string> paths, ImportOptions options)
+{
+    auto userCancelled = options.cancelled;
+    options.cancelled = [this, userCancelled] { return m_cancel.load() || (userCancelled && userCancelled()); };
+    m_thread = std::thread([this, dbPath = std::move(dbPath), paths = std::move(paths), options = std::move(options)] {
+        m_result = std::make_unique<Result<std::vector<SourceResult>>>(importPaths(dbPath, paths, options));
+        m_done = true;
+    });
+}
+
+ImportJob::~ImportJob()
+{
+    m_cancel = true;
+    if (m_thread.joinable())
+        m_thread.join();
+}
+
+Result<std::vector<SourceResult>> ImportJob::wait()
+{
+    if (m_thread.joinable())
+        m_thread.join();
+    return std::move(*m_result);
+}
+
+} // namespace storage

@@ -1,0 +1,315 @@
+// The importer: every kind of source, duplicates, failures and cancels that leave the database as it
+// was, the worker thread, and a process killed mid-import (the kill test).
+#include "engine/scenario/decoder_generator.h"
+#include "storage/importer.h"
+#include "storage/project_db.h"
+
+#include <chrono>
+#include <csignal>
+#include <filesystem>
+#include <fstream>
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <thread>
+#include <unistd.h>
+
+namespace {
+
+namespace fs = std::filesystem;
+using namespace storage;
+using Status = SourceResult::Status;
+
+const std::string kData = ACLGI_TEST_DATA_DIR;
+
+class Importer : public ::testing::Test {
+protected:
+    void SetUp() override
+    {
+        m_dir = fs::temp_directory_path()
+            / ("aclgi-import-" + std::to_string(getpid()) + "-"
+                + ::testing::UnitTest::GetInstance()->current_test_info()->name());
+        fs::remove_all(m_dir);
+        fs::create_directories(m_dir);
+    }
+    void TearDown() override { fs::remove_all(m_dir); }
+    std::string file(const std::string& name) const { return (m_dir / name).string(); }
+    std::string write(const std::string& name, const std::string& text) const
+    {
+        std::ofstream(file(name), std::ios::binary) << text;
+        return file(name);
+    }
+    /// A generated decoder big enough that writing it crosses several progress ticks.
+    std::string decoder(const std::string& name, int layers) const
+    {
+        engine::scenario::DecoderSpec spec;
+        spec.layers = layers;
+        return write(name, engine::scenario::decoderScenarioJson(spec, "{}", { 1, 2 }, 2, name));
+    }
+    fs::path m_dir;
+};
+
+int64_t count(Database& db, const std::string& sql)
+{
+    auto s = db.prepare(sql);
+    EXPECT_TRUE(s.ok()) << sql;
+    if (!s.ok())
+        return -1;
+    auto row = s->step();
+    EXPECT_TRUE(row.ok() && *row) << sql;
+    return s->columnInt(0);
+}
+
+/// Every row of every table, as text: "exactly as before" means this is unchanged.
+std::string dumpAll(Database& db)
+{
+    std::string out;
+    auto tables = db.prepare("SELECT name FROM sqlite_schema WHERE type = 'table' ORDER BY name");
+    std::vector<std::string> names;
+    while (*tables->step())
+        names.push_back(tables->columnText(0));
+    for (const std::string& t : names) {
+        auto rows = db.prepare("SELECT * FROM \"" + t + "\"");
+        const int columns = rows->columnCount();
+        out += "[" + t + "]\n";
+        while (*rows->step()) {
+            for (int c = 0; c < columns; ++c)
+                out += (rows->columnIsNull(c) ? std::string("NULL") : rows->columnText(c)) + "|";
+            out += "\n";
+        }
+    }
+    return out;
+}
+
+TEST_F(Importer, DetectsEveryKind)
+{
+    EXPECT_EQ(*detectSourceKind(kData + "/fx/print_readable_simple.py"), SourceKind::FxGraph);
+    EXPECT_EQ(*detectSourceKind(kData + "/fx/print_graph_dump.txt"), SourceKind::FxGraph);
+    EXPECT_EQ(*detectSourceKind(kData + "/scenarios/decode_basic.json"), SourceKind::Scenario);
+    EXPECT_EQ(*detectSourceKind(kData + "/torchair/output_code_static.py"), SourceKind::TorchairModule);
+    EXPECT_EQ(*detectSourceKind(kData + "/debug_dir/torch_compile_debug"), SourceKind::DebugDir);
+    EXPECT_EQ(*detectSourceKind(kData + "/cache/torchair_default"), SourceKind::CacheDir);
+    auto missing = detectSourceKind(file("nope.py"));
+    ASSERT_FALSE(missing.ok());
+    EXPECT_NE(missing.error().toString().find("nope.py"), std::string::npos);
+    auto binary = detectSourceKind(write("blob.bin", std::string("PK\x03\x04\0\0", 6)));
+    ASSERT_FALSE(binary.ok());
+    EXPECT_NE(binary.error().message.find("binary"), std::string::npos);
+    fs::create_directories(m_dir / "empty");
+    EXPECT_FALSE(detectSourceKind(file("empty")).ok());
+    EXPECT_FALSE(detectSourceKind(write("empty.py", "")).ok());
+}
+
+TEST_F(Importer, ContentHashOfFilesAndFolders)
+{
+    const std::string a = write("a.txt", "hello");
+    EXPECT_EQ(*contentHash(a), "5d41402abc4b2a76b9719d911017c592"); // md5("hello")
+    fs::create_directories(m_dir / "d1/sub");
+    fs::create_directories(m_dir / "d2/sub");
+    std::ofstream(m_dir / "d1/sub/x") << "1";
+    std::ofstream(m_dir / "d2/sub/x") << "1";
+    EXPECT_EQ(*contentHash(file("d1")), *contentHash(file("d2")));
+    std::ofstream(m_dir / "d2/sub/x") << "2"; // appended: "12"
+    EXPECT_NE(*contentHash(file("d1")), *contentHash(file("d2")));
+    fs::rename(m_dir / "d1/sub/x", m_dir / "d1/sub/y");
+    std::ofstream(m_dir / "d2/sub/x", std::ios::trunc) << "1";
+    EXPECT_NE(*contentHash(file("d1")), *contentHash(file("d2"))); // same bytes, other name
+}
+
+TEST_F(Importer, ImportsEveryKindOnce)
+{
+    const std::vector<std::pair<std::string, std::string>> sources = {
+        { kData + "/fx/print_readable_simple.py", "fx_graph" },
+        { kData + "/scenarios/decode_basic.json", "scenario" },
+        { kData + "/torchair/output_code_static.py", "torchair_module" },
+        { kData + "/debug_dir/torch_compile_debug", "debug_dir" },
+        { kData + "/cache/torchair_default", "torchair_cache" },
+    };
+    std::vector<std::string> paths;
+    for (const auto& s : sources)
+        paths.push_back(s.first);
+    const std::string db = file("p.aclgi");
+    auto results = importPaths(db, paths);
+    ASSERT_TRUE(results.ok()) << results.error().toString();
+    ASSERT_EQ(results->size(), sources.size());
+    for (size_t i = 0; i < sources.size(); ++i) {
+        const SourceResult& r = (*results)[i];
+        SCOPED_TRACE(r.path);
+        EXPECT_EQ(r.status, Status::Imported) << r.message;
+        EXPECT_EQ(r.kind, sources[i].second);
+        EXPECT_GT(r.sourceId, 0);
+        EXPECT_GT(r.graphs, 0);
+        EXPECT_GT(r.rows, r.graphs);
+    }
+    EXPECT_GT((*results)[0].passReports, 0); // the passes ran on the FX graph
+    EXPECT_GT((*results)[4].cacheEntries, 0);
+
+    auto project = openProject(db);
+    ASSERT_TRUE(project.ok());
+    EXPECT_EQ(count(*project, "SELECT count(*) FROM sources"), int64_t(sources.size()));
+    // Every graph's nodes are all there, and the stored counts agree with the rows.
+    EXPECT_EQ(
+        count(*project,
+            "SELECT count(*) FROM graphs g WHERE node_count != (SELECT count(*) FROM nodes n WHERE n.graph_id = g.id)"),
+        0);
+    EXPECT_GT(count(*project, "SELECT count(*) FROM graphs WHERE role = 'stage'"), 1);
+    EXPECT_GT(count(*project, "SELECT count(*) FROM cache_entries WHERE graph_id IS NOT NULL"), 0);
+    EXPECT_EQ(count(*project, "SELECT count(*) FROM sources WHERE path NOT LIKE '/%'"), 0); // absolute paths
+
+    // Importing again, or the same bytes elsewhere, is recognised.
+    fs::copy(kData + "/fx/print_readable_simple.py", file("copy.py"));
+    auto again = importPaths(db, { paths[0], file("copy.py"), paths[3] });
+    ASSERT_TRUE(again.ok());
+    for (const SourceResult& r : *again) {
+        EXPECT_EQ(r.status, Status::Duplicate) << r.path;
+        EXPECT_NE(r.message.find("already imported as source"), std::string::npos);
+    }
+    EXPECT_EQ((*again)[1].sourceId, (*results)[0].sourceId);
+    EXPECT_EQ(count(*project, "SELECT count(*) FROM sources"), int64_t(sources.size()));
+}
+
+TEST_F(Importer, FailureLeavesTheDatabaseAsItWas)
+{
+    const std::string db = file("p.aclgi");
+    ASSERT_TRUE(importPaths(db, { kData + "/fx/print_readable_simple.py" }).ok());
+    auto project = openProject(db);
+    const std::string before = dumpAll(*project);
+    auto results = importPaths(db,
+        { kData + "/fx/broken_truncated.py", kData + "/scenarios/truncated.json",
+            write("junk.json", "{ \"graphs\": [ 1, "), file("missing.py") });
+    ASSERT_TRUE(results.ok());
+    for (const SourceResult& r : *results) {
+        EXPECT_EQ(r.status, Status::Failed) << r.path;
+        EXPECT_NE(r.message.find(fs::path(r.path).filename().string()), std::string::npos) << r.message;
+        EXPECT_EQ(r.sourceId, 0);
+    }
+    EXPECT_EQ(dumpAll(*project), before);
+}
+
+TEST_F(Importer, CancelMidWriteRollsBackAndStops)
+{
+    const std::string big = decoder("big.json", 8);
+    const std::string db = file("p.aclgi");
+    ASSERT_TRUE(importPaths(db, { kData + "/fx/print_readable_simple.py" }).ok());
+    auto project = openProject(db);
+    const std::string before = dumpAll(*project);
+
+    bool stop = false;
+    int64_t rowsSeen = 0;
+    ImportOptions options;
+    options.progress = [&](const ImportProgress& p) {
+        if (p.phase == "writing" && p.rows > 0) {
+            rowsSeen = p.rows;
+            stop = true; // cancel once the first tick of rows is written
+        }
+    };
+    options.cancelled = [&] { return stop; };
+    auto results = importPaths(db, { big, kData + "/torchair/output_code_static.py" }, options);
+    ASSERT_TRUE(results.ok());
+    EXPECT_GE(rowsSeen, 4096);
+    EXPECT_EQ((*results)[0].status, Status::Cancelled);
+    EXPECT_EQ((*results)[1].status, Status::Cancelled); // not started
+    EXPECT_EQ(dumpAll(*project), before);
+
+    // Without the cancel the same file imports.
+    stop = false;
+    options.cancelled = {};
+    auto ok = importPaths(db, { big }, options);
+    ASSERT_TRUE(ok.ok());
+    EXPECT_EQ((*ok)[0].status, Status::Imported) << (*ok)[0].message;
+}
+
+TEST_F(Importer, JobRunsOffTheCallersThreadAndCancels)
+{
+    const std::string db = file("p.aclgi");
+    const auto caller = std::this_thread::get_id();
+    std::atomic<bool> otherThread { false };
+    std::atomic<int> done { 0 };
+    ImportOptions options;
+    options.progress = [&](const ImportProgress& p) {
+        otherThread = std::this_thread::get_id() != caller;
+        done += p.phase == "done";
+    };
+    {
+        ImportJob job(db, { kData + "/fx/print_readable_simple.py", kData + "/scenarios/decode_basic.json" }, options);
+        auto results = job.wait();
+        ASSERT_TRUE(results.ok());
+        EXPECT_TRUE(job.finished());
+        ASSERT_EQ(results->size(), 2u);
+        EXPECT_EQ((*results)[1].status, Status::Imported);
+    }
+    EXPECT_TRUE(otherThread);
+    EXPECT_EQ(done, 2);
+
+    // cancel() before the worker gets going: nothing is imported.
+    const std::string big = decoder("big.json", 4);
+    ImportOptions slow;
+    std::atomic<bool> go { false };
+    slow.progress = [&](const ImportProgress&) {
+        while (!go)
+            std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    };
+    ImportJob job(db, { big }, slow);
+    job.cancel();
+    go = true;
+    auto results = job.wait();
+    ASSERT_TRUE(results.ok());
+    EXPECT_EQ((*results)[0].status, Status::Cancelled);
+    auto project = openProject(db);
+    EXPECT_EQ(count(*project, "SELECT count(*) FROM sources"), 2);
+}
+
+// The kill test: a child process imports three sources and is killed with SIGKILL in the middle of
+// writing the third. The file must open, pass integrity_check, and hold the first two completely.
+TEST_F(Importer, KilledMidImportLeavesCompletedImportsIntact)
+{
+    const std::vector<std::string> paths
+        = { kData + "/scenarios/decode_basic.json", kData + "/fx/print_readable_simple.py", decoder("big.json", 8) };
+    const std::string db = file("p.aclgi");
+    int pipeFd[2];
+    ASSERT_EQ(pipe(pipeFd), 0);
+    const pid_t child = fork();
+    ASSERT_GE(child, 0);
+    if (child == 0) {
+        close(pipeFd[0]);
+        ImportOptions options;
+        options.progress = [&](const ImportProgress& p) {
+            if (p.source == 2 && p.phase == "writing" && p.rows > 0) {
+                // Mid-transaction: tell the parent, then wait to be killed.
+                const char c = 'w';
+                (void)!::write(pipeFd[1], &c, 1);
+                for (;;)
+                    pause();
+            }
+        };
+        auto results = importPaths(db, paths, options);
+        _exit(results.ok() ? 3 : 4); // reaching this is a failure: the parent expects to kill us
+    }
+    close(pipeFd[1]);
+    char c = 0;
+    const ssize_t got = read(pipeFd[0], &c, 1);
+    close(pipeFd[0]);
+    kill(child, SIGKILL);
+    int status = 0;
+    waitpid(child, &status, 0);
+    ASSERT_EQ(got, 1) << "the child finished without reaching the third source's write";
+    ASSERT_TRUE(WIFSIGNALED(status));
+
+    auto project = openProject(db);
+    ASSERT_TRUE(project.ok()) << project.error().toString();
+    auto check = project->prepare("PRAGMA integrity_check");
+    ASSERT_TRUE(*check->step());
+    EXPECT_EQ(check->columnText(0), "ok");
+    EXPECT_EQ(count(*project, "SELECT count(*) FROM sources"), 2);
+    EXPECT_EQ(count(*project, "SELECT count(*) FROM graphs WHERE source_id NOT IN (SELECT id FROM sources)"), 0);
+    EXPECT_EQ(
+        count(*project,
+            "SELECT count(*) FROM graphs g WHERE node_count != (SELECT count(*) FROM nodes n WHERE n.graph_id = g.id)"),
+        0);
+    EXPECT_GT(count(*project, "SELECT count(*) FROM nodes"), 0);
+    // And the third imports cleanly afterwards.
+    auto retry = importPaths(db, { paths[2] });
+    ASSERT_TRUE(retry.ok());
+    EXPECT_EQ((*retry)[0].status, Status::Imported) << (*retry)[0].message;
+}
+
+} // namespace
