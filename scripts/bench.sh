@@ -9,7 +9,8 @@
 # BM_Decode32_Eager_Baseline, and BM_ReadFxCode_Decoder80 against Python's ast.parse of the very file
 # the benchmark read (written to build/bench-fx-decoder80.py; scripts/bench_fx_read.py), and
 # BM_ReadPickle_Snapshot100MB against pickletools.genops and pickle.loads of the 100 MiB pickle it
-# read (build/bench-snapshot100.pickle, made once by scripts/bench_pickle.py).
+# read (build/bench-snapshot100.pickle, made once by scripts/bench_pickle.py), and BM_Store_* against
+# the sqlite3 command-line tool's .import of the same rows as CSV (scripts/bench_storage.py).
 # Environment: ACLGI_BUILD_DIR (default build) builds and runs in another build dir;
 # ACLGI_BENCH_PY_REPEAT (default 20) is the number of timed ast.parse runs.
 # Not part of scripts/run-tests.sh (which only checks that the benchmarks build): timings on a
@@ -35,7 +36,9 @@ pickle_file=$build_dir/bench-snapshot100.pickle # the pickle BM_ReadPickle_* rea
 if [[ ! -f "$pickle_file" ]]; then
     python3 scripts/bench_pickle.py make "$pickle_file"
 fi
-ACLGI_BENCH_PICKLE="$pickle_file" ACLGI_BENCH_FX_OUT="$fx_file" "$bench" --benchmark_out="$out" --benchmark_out_format=json "$@"
+store_dir=$build_dir/bench-store # the project files BM_Store_* leave, for the sqlite3 .import baseline
+rm -rf "$store_dir"
+ACLGI_BENCH_STORE_DIR="$store_dir" ACLGI_BENCH_PICKLE="$pickle_file" ACLGI_BENCH_FX_OUT="$fx_file" "$bench" --benchmark_out="$out" --benchmark_out_format=json "$@"
 echo "bench.sh: JSON results in $out"
 
 # Speed is reported as a ratio against a baseline measured in the same run, never asserted: the
@@ -83,3 +86,6 @@ python3 scripts/bench_fx_read.py "$out" "$fx_file" || echo "bench.sh: could not 
 
 # BM_ReadPickle_Snapshot100MB against pickletools.genops and pickle.loads of the same file.
 python3 scripts/bench_pickle.py compare "$out" "$pickle_file" || echo "bench.sh: could not compare $out with pickletools" >&2
+
+# BM_Store_* against the sqlite3 command-line tool's .import of the same rows as CSV, timed now.
+python3 scripts/bench_storage.py "$out" "$store_dir" || echo "bench.sh: could not compare $out with sqlite3 .import" >&2
