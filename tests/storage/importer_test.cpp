@@ -87,7 +87,7 @@ TEST_F(Importer, DetectsEveryKind)
     EXPECT_EQ(*detectSourceKind(kData + "/scenarios/decode_basic.json"), SourceKind::Scenario);
     EXPECT_EQ(*detectSourceKind(kData + "/torchair/output_code_static.py"), SourceKind::TorchairModule);
     EXPECT_EQ(*detectSourceKind(kData + "/debug_dir/torch_compile_debug"), SourceKind::DebugDir);
-    EXPECT_EQ(*detectSourceKind(kData + "/cache/torchair_default"), SourceKind::CacheDir);
+    EXPECT_EQ(*detectSourceKind(kData + "/cache/torchair_cache"), SourceKind::CacheDir);
     auto missing = detectSourceKind(file("nope.py"));
     ASSERT_FALSE(missing.ok());
     EXPECT_NE(missing.error().toString().find("nope.py"), std::string::npos);
@@ -122,7 +122,7 @@ TEST_F(Importer, ImportsEveryKindOnce)
         { kData + "/scenarios/decode_basic.json", "scenario" },
         { kData + "/torchair/output_code_static.py", "torchair_module" },
         { kData + "/debug_dir/torch_compile_debug", "debug_dir" },
-        { kData + "/cache/torchair_default", "torchair_cache" },
+        { kData + "/cache/torchair_cache", "torchair_cache" },
     };
     std::vector<std::string> paths;
     for (const auto& s : sources)
