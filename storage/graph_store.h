@@ -30,8 +30,9 @@ struct GraphPlace {
     std::vector<std::string> diagnostics; ///< the reader's warnings, "file:line:col: warning: ..."
 };
 
-/// Inserts the graph and all its rows; returns graphs.id. A placeholder-less or error-only graph is
-/// fine. Cancelled (via ctx) mid-way returns the error; the caller's transaction undoes the rows.
+/// Inserts the graph and all its rows; returns graphs.id. `graph` is finalized (its users and
+/// reference indices are stored as finalize() computed them; readGraph checks them against its own).
+/// A placeholder-less or error-only graph is fine. Cancelled (via ctx) mid-way returns the error; the caller's transaction undoes the rows.
 /// Column texts: nodes.op is FX's op name (nodeOpName); node_args.value is the scalar as Python
 /// prints it (ints, floats in shortest round-trip repr incl. inf/nan, True/False), the string or
 /// the referenced node's name (ref, with ref_idx), NULL for none, and for a list JSON: null, true,
