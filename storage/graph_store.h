@@ -30,15 +30,18 @@ struct GraphPlace {
     std::vector<std::string> diagnostics; ///< the reader's warnings, "file:line:col: warning: ..."
 };
 
-/// Inserts the graph and all its rows; returns graphs.id. `graph` is finalized (its users and
-/// reference indices are stored as finalize() computed them; readGraph checks them against its own).
-/// A placeholder-less or error-only graph is fine. Cancelled (via ctx) mid-way returns the error; the caller's
-/// transaction undoes the rows. Column texts: nodes.op is FX's op name (nodeOpName); node_args.value is the scalar as
-/// Python prints it (ints, floats in shortest round-trip repr incl. inf/nan, True/False), the string or the referenced
-/// node's name (ref, with ref_idx), NULL for none, and for a list JSON: null, true, integers, finite floats as numbers
-/// with '.' or an exponent, {"float": "inf"}, strings,
-/// {"ref": name, "idx": node index}, nested arrays. tensors.shape/stride are JSON arrays of SymExpr
-/// texts (stride NULL when contiguous); freed_after and recorded_mutated_inputs JSON string arrays.
+/// Inserts the graph and all its rows; returns graphs.id. `graph` is finalized (its users and reference
+/// indices are stored as finalize() computed them; readGraph checks them against its own). A
+/// placeholder-less or error-only graph is fine. Cancelled (via ctx) mid-way returns the error; the
+/// caller's transaction undoes the rows.
+///
+/// Column texts: nodes.op is FX's op name (nodeOpName). node_args.value is the scalar as Python prints
+/// it (integers; floats in shortest round-trip repr, inf/nan included; True/False), the string, the
+/// referenced node's name (kind ref, with ref_idx), NULL for none, and for a list JSON: null, true,
+/// integers, finite floats as numbers with '.' or an exponent, {"float": "inf"}, strings,
+/// {"ref": name, "idx": node index}, nested arrays. tensors.shape and stride are JSON arrays of
+/// SymExpr texts (stride NULL when contiguous); freed_after and recorded_mutated_inputs are JSON
+/// arrays of strings.
 Result<int64_t> writeGraph(WriteContext& ctx, const engine::Graph& graph, const GraphPlace& place);
 
 /// A graph as listed (no nodes).
