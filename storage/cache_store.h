@@ -14,7 +14,8 @@
 namespace storage {
 
 /// Writes every entry of the scan (each with its graph when py_code was read) and the scan's notes
-/// under `sourceId`. Returns the cache_entries ids in scan order.
+/// under `sourceId` (cache_notes in scan order, then the cache dir owner message, when the scan has
+/// one, as a note on scan.root). Returns the cache_entries ids in scan order.
 Result<std::vector<int64_t>> writeCacheScan(WriteContext& ctx, int64_t sourceId, const engine::cache::CacheScan& scan);
 /// One entry (the scanner's CacheEntry; a lone file gets the parts its path gives).
 Result<int64_t> writeCacheEntry(WriteContext& ctx, int64_t sourceId, const engine::cache::CacheEntry& entry);

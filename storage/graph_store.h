@@ -30,8 +30,18 @@ struct GraphPlace {
     std::vector<std::string> diagnostics; ///< the reader's warnings, "file:line:col: warning: ..."
 };
 
-/// Inserts the graph and all its rows; returns graphs.id. A placeholder-less or error-only graph is
-/// fine. Cancelled (via ctx) mid-way returns the error; the caller's transaction undoes the rows.
+/// Inserts the graph and all its rows; returns graphs.id. `graph` is finalized (its users and reference
+/// indices are stored as finalize() computed them; readGraph checks them against its own). A
+/// placeholder-less or error-only graph is fine. Cancelled (via ctx) mid-way returns the error; the
+/// caller's transaction undoes the rows.
+///
+/// Column texts: nodes.op is FX's op name (nodeOpName). node_args.value is the scalar as Python prints
+/// it (integers; floats in shortest round-trip repr, inf/nan included; True/False), the string, the
+/// referenced node's name (kind ref, with ref_idx), NULL for none, and for a list JSON: null, true,
+/// integers, finite floats as numbers with '.' or an exponent, {"float": "inf"}, strings,
+/// {"ref": name, "idx": node index}, nested arrays. tensors.shape and stride are JSON arrays of
+/// SymExpr texts (stride NULL when contiguous); freed_after and recorded_mutated_inputs are JSON
+/// arrays of strings.
 Result<int64_t> writeGraph(WriteContext& ctx, const engine::Graph& graph, const GraphPlace& place);
 
 /// A graph as listed (no nodes).
@@ -57,7 +67,8 @@ Result<engine::Graph> readGraph(Database& db, int64_t graphId);
 Result<std::vector<int64_t>> writePassReports(WriteContext& ctx, int64_t graphId,
     const engine::passes::PipelineResult& result, engine::config::Backend backend, bool writeStages = true);
 
-/// The reports stored for `graphId`, in pass order (stage = -1; result graph id available as below).
+/// The reports stored for `graphId`, in pass order. report.stage is the stored result graph's stage
+/// (graphs.stage, the index into PipelineResult::stages it was written with), -1 when none was stored.
 struct StoredPassReport {
     int64_t id = 0;
     std::optional<int64_t> resultGraphId;

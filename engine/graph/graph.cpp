@@ -131,6 +131,25 @@ std::string dtypeShortName(DType t)
     return "unknown";
 }
 
+const char* nodeOpName(NodeOp op)
+{
+    switch (op) {
+    case NodeOp::Placeholder:
+        return "placeholder";
+    case NodeOp::CallFunction:
+        return "call_function";
+    case NodeOp::CallMethod:
+        return "call_method";
+    case NodeOp::GetAttr:
+        return "get_attr";
+    case NodeOp::Output:
+        return "output";
+    case NodeOp::CallModule:
+        return "call_module";
+    }
+    return "call_module";
+}
+
 const char* inputKindName(InputKind k)
 {
     switch (k) {

@@ -61,6 +61,9 @@ struct Arg {
 
 /// CallModule: `self.linear(x)` in FX code (call_module); target is the submodule path ("linear", "layers.0").
 enum class NodeOp { Placeholder, CallFunction, CallMethod, GetAttr, Output, CallModule };
+/// FX's spelling of the op: "placeholder", "call_function", "call_method", "get_attr", "output",
+/// "call_module".
+const char* nodeOpName(NodeOp op);
 
 struct Node {
     std::string name;

@@ -44,25 +44,6 @@ std::string prettyTarget(const Node& n)
     return targetOf(n);
 }
 
-const char* opName(NodeOp op)
-{
-    switch (op) {
-    case NodeOp::Placeholder:
-        return "placeholder";
-    case NodeOp::CallFunction:
-        return "call_function";
-    case NodeOp::CallMethod:
-        return "call_method";
-    case NodeOp::GetAttr:
-        return "get_attr";
-    case NodeOp::Output:
-        return "output";
-    case NodeOp::CallModule:
-        return "call_module";
-    }
-    return "call_module";
-}
-
 // ---- Python-like texts of values ----
 
 // Lists are printed with brackets: the IR does not tell tuples from lists. Nesting is bounded by the
@@ -212,7 +193,7 @@ std::vector<FieldChange> compareNodes(const Node& a, const Node& b)
 {
     std::vector<FieldChange> out;
     if (a.op != b.op)
-        out.push_back({ "op", opName(a.op), opName(b.op) });
+        out.push_back({ "op", nodeOpName(a.op), nodeOpName(b.op) });
     if (targetOf(a) != targetOf(b))
         out.push_back({ "target", a.target, b.target });
     if (!sameArgs(a.args, b.args))
@@ -324,13 +305,13 @@ GraphDiff diffGraphs(const Graph& a, const Graph& b)
 
     std::map<std::string, int> opsA, opsB, prettyA, prettyB, targetsA, targetsB;
     for (const Node& n : a.nodes) {
-        ++opsA[opName(n.op)];
+        ++opsA[nodeOpName(n.op)];
         ++prettyA[prettyTarget(n)];
         if (n.op != NodeOp::Placeholder && n.op != NodeOp::Output)
             ++targetsA[targetOf(n)];
     }
     for (const Node& n : b.nodes) {
-        ++opsB[opName(n.op)];
+        ++opsB[nodeOpName(n.op)];
         ++prettyB[prettyTarget(n)];
         if (n.op != NodeOp::Placeholder && n.op != NodeOp::Output)
             ++targetsB[targetOf(n)];
