@@ -28,18 +28,28 @@ std::optional<engine::memory::PoolId> parsePool(const std::string& text)
 
 std::string poolStatesJson(const std::vector<PoolCallState>& pools)
 {
-    if (pools.empty())
-        return "[]";
-    Json out = Json::array();
+    std::string out = "[";
     for (const PoolCallState& p : pools) {
-        Json segs = Json::array();
-        for (const auto& s : p.segments)
-            segs.push_back({ { "stream", s.stream }, { "block_num", s.blockNum }, { "activate_num", s.activateNum },
-                { "total_size", s.totalSize }, { "allocated_size", s.allocatedSize } });
-        out.push_back({ { "id", p.pool.str() }, { "block_num", p.blockNum }, { "activate_num", p.activateNum },
-            { "total_size", p.totalSize }, { "allocated_size", p.allocatedSize }, { "segments", std::move(segs) } });
+        out += out.size() > 1 ? ",{" : "{";
+        field(out, "id", p.pool.str(), true);
+        field(out, "block_num", p.blockNum);
+        field(out, "activate_num", p.activateNum);
+        field(out, "total_size", p.totalSize);
+        field(out, "allocated_size", p.allocatedSize);
+        out += ",\"segments\":[";
+        for (size_t i = 0; i < p.segments.size(); ++i) {
+            const auto& seg = p.segments[i];
+            out += i ? ",{" : "{";
+            field(out, "stream", seg.stream, true);
+            field(out, "block_num", seg.blockNum);
+            field(out, "activate_num", seg.activateNum);
+            field(out, "total_size", seg.totalSize);
+            field(out, "allocated_size", seg.allocatedSize);
+            out += '}';
+        }
+        out += "]}";
     }
-    return engine::jsonText(out, -1);
+    return out + "]";
 }
 
 bool readPoolStates(const std::string& text, std::vector<PoolCallState>& out)
@@ -86,27 +96,40 @@ std::string utcNow()
 
 std::string stringsJson(const std::vector<std::string>& items)
 {
-    return items.empty() ? std::string("[]") : engine::jsonText(Json(items), -1);
+    std::string out = "[";
+    for (size_t i = 0; i < items.size(); ++i) {
+        if (i)
+            out += ',';
+        engine::appendJsonString(out, items[i]);
+    }
+    return out + "]";
 }
 
 std::string logJson(const std::vector<LogLine>& log)
 {
-    if (log.empty())
-        return "[]";
-    Json out = Json::array();
-    for (const LogLine& l : log)
-        out.push_back({ { "level", logLevelName(l.level) }, { "text", l.text }, { "category", l.category } });
-    return engine::jsonText(out, -1);
+    std::string out = "[";
+    for (size_t i = 0; i < log.size(); ++i) {
+        out += i ? ",{" : "{";
+        runtext::field(out, "level", logLevelName(log[i].level), true);
+        runtext::field(out, "text", log[i].text);
+        runtext::field(out, "category", log[i].category);
+        out += '}';
+    }
+    return out + "]";
 }
 
 std::string inputsJson(const std::vector<InputAction>& inputs)
 {
-    if (inputs.empty())
-        return "[]";
-    Json out = Json::array();
-    for (const InputAction& a : inputs)
-        out.push_back({ { "input", a.input }, { "action", a.action }, { "bytes", a.bytes }, { "detail", a.detail } });
-    return engine::jsonText(out, -1);
+    std::string out = "[";
+    for (size_t i = 0; i < inputs.size(); ++i) {
+        out += i ? ",{" : "{";
+        runtext::field(out, "input", inputs[i].input, true);
+        runtext::field(out, "action", inputs[i].action);
+        runtext::field(out, "bytes", inputs[i].bytes);
+        runtext::field(out, "detail", inputs[i].detail);
+        out += '}';
+    }
+    return out + "]";
 }
 
 /// Runs the bound statement, readies it for the next row and counts the row.
