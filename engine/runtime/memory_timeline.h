@@ -93,6 +93,7 @@ public:
     void observe(int event, const std::vector<memory::SegmentInfo>& segments);
     /// The same from the allocator itself, empty held pools included: what observeMemory passes.
     void observe(int event, const memory::CachingAllocator& allocator);
+    /// The same from a state already built.
     void observe(int event, MemoryState state);
 
     int keyframeInterval() const { return m_interval; }

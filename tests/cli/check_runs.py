@@ -7,6 +7,7 @@ usage: check_runs.py path/to/aclgraph-inspector path/to/resources/samples
 """
 import json
 import pathlib
+import sqlite3
 import subprocess
 import sys
 import tempfile
@@ -75,6 +76,14 @@ with tempfile.TemporaryDirectory() as tmp:
     check(text.startswith("run 2: ") and "graphs:\n" in text and "pools:\n" in text and "hazards:" in text,
           f"run 2 text:\n{text}")
     check("fell back to eager" in text, f"fallback shown:\n{text}")
+    # A scenario the project imported (a sources row with its absolute path) is linked to its runs.
+    with sqlite3.connect(db) as con:
+        con.execute("INSERT INTO sources (path, kind, size, content_hash, imported_at) VALUES (?, 'scenario', 1, 'x', 'now')",
+                    (str(second.resolve()),))
+    r3 = run("simulate", second, "--db", db)
+    check(f"stored run 3 in {db}" in r3.stderr, f"third run's note: {r3.stderr!r}")
+    runs = json.loads(run("runs", "--db", db, "--json").stdout)["runs"]
+    check([r["source_id"] for r in runs] == [None, None, 1], f"source ids {[r['source_id'] for r in runs]}")
     missing = run("runs", "--db", db, "--run", 9, expect=1)
     check("no run 9" in missing.stderr, f"missing run: {missing.stderr!r}")
 
