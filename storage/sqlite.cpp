@@ -223,6 +223,13 @@ std::string Statement::columnText(int index) const
                 : std::string();
 }
 
+std::string Statement::columnBlob(int index) const
+{
+    const void* bytes = sqlite3_column_blob(m_stmt.get(), index);
+    return bytes ? std::string(static_cast<const char*>(bytes), size_t(sqlite3_column_bytes(m_stmt.get(), index)))
+                 : std::string();
+}
+
 Result<Transaction> Transaction::begin(Database& db)
 {
     if (auto r = db.exec("BEGIN IMMEDIATE"); !r)

@@ -89,6 +89,7 @@ public:
     int64_t columnInt(int index) const;
     double columnDouble(int index) const;
     std::string columnText(int index) const;
+    std::string columnBlob(int index) const; ///< the bytes of a BLOB (or TEXT) column
     bool columnIsNull(int index) const;
     int columnCount() const; ///< columns of the result
 

@@ -76,20 +76,12 @@ ordered_json poolStateJson(const runtime::PoolCallState& p)
         { "total_size", p.totalSize }, { "allocated_size", p.allocatedSize }, { "segments", segs } };
 }
 
-} // namespace
-
-std::string simulationJson(const runtime::Simulation& sim, int indent)
+ordered_json configValue(const config::Options& o)
 {
-    const config::Options& o = sim.options;
-    ordered_json j;
-    j["format"] = "aclgraph-inspector-simulation";
-    j["version"] = 1;
-    j["scenario"] = { { "path", sim.scenarioPath }, { "name", sim.scenarioName } };
-    j["backend"] = config::backendName(o.backend);
     ordered_json written = ordered_json::array();
     for (const auto& [name, value] : o.written)
         written.push_back({ { "name", name }, { "value", value } });
-    j["config"] = {
+    ordered_json out = {
         { "written", written },
         { "effective",
             { { o.optionName("frozen_parameter"), o.frozenParameter },
@@ -103,7 +95,26 @@ std::string simulationJson(const runtime::Simulation& sim, int indent)
         { "notes", o.notes },
     };
     if (o.backend == config::Backend::NpugraphEx)
-        j["config"]["effective"]["force_recapture"] = o.forceRecapture;
+        out["effective"]["force_recapture"] = o.forceRecapture;
+    return out;
+}
+
+} // namespace
+
+std::string simulationConfigJson(const config::Options& options, int indent)
+{
+    return jsonText(configValue(options), indent);
+}
+
+std::string simulationJson(const runtime::Simulation& sim, int indent)
+{
+    const config::Options& o = sim.options;
+    ordered_json j;
+    j["format"] = "aclgraph-inspector-simulation";
+    j["version"] = 1;
+    j["scenario"] = { { "path", sim.scenarioPath }, { "name", sim.scenarioName } };
+    j["backend"] = config::backendName(o.backend);
+    j["config"] = configValue(o);
     j["device"] = { { "profile", memory::profileName(sim.profile) }, { "capacity_bytes", sim.capacityBytes } };
 
     ordered_json graphs = ordered_json::array();

@@ -13,6 +13,10 @@ std::string formatLogLine(const runtime::LogLine& line, config::Backend backend,
 /// The text report: every log line at or above `minLevel`, then hazards and a per-graph summary.
 std::string simulationText(const runtime::Simulation& sim, runtime::LogLevel minLevel);
 
+/// The "config" object of the JSON summary: the settings as written, the effective options under
+/// the backend's spelling, and notes. The project database stores it with each run.
+std::string simulationConfigJson(const config::Options& options, int indent = -1);
+
 /// The JSON summary (docs/simulate-json.md), `indent` spaces (-1: one line).
 std::string simulationJson(const runtime::Simulation& sim, int indent = 2);
 

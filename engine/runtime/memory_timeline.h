@@ -4,6 +4,11 @@
 /// rebuilt by applying at most that many changes to the nearest earlier keyframe. The simulator
 /// feeds it through SimulationOptions::observeMemory; the project database stores exactly these
 /// changes and keyframes (storage/run_store.h).
+///
+/// The allocator also lists pools that hold no segment (a private pool right after compile, held by
+/// its use count), and Event::memory shows them as empty pools. MemoryState keeps that list
+/// (`pools`), and the timeline writes a keyframe at every event whose list changed, so the stored
+/// segment and block changes never have to say anything about pools.
 #include "engine/core/result.h"
 #include "engine/memory/caching_allocator.h"
 #include "engine/runtime/events.h"
@@ -11,6 +16,7 @@
 #include <cstdint>
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -41,26 +47,36 @@ struct MemoryState {
                 && owner == o.owner;
         }
     };
+    /// Every pool the allocator lists (CachingAllocator::pools()): those with segments and those held
+    /// by a use count without any.
+    std::set<memory::PoolId> pools;
     std::map<uint64_t, Segment> segments;
     std::map<uint64_t, Block> blocks;
 
+    /// The pools are those of the segments (fromAllocator also knows the empty held ones).
     static MemoryState fromSegments(const std::vector<memory::SegmentInfo>& segments);
+    static MemoryState fromAllocator(const memory::CachingAllocator& allocator);
     /// Per pool (sorted by pool id), segments in address order with their blocks and totals: what
     /// Event::memory holds when SimulationOptions::recordMemory is on.
     std::vector<PoolSnapshot> snapshot() const;
-    bool operator==(const MemoryState& o) const { return segments == o.segments && blocks == o.blocks; }
+    bool operator==(const MemoryState& o) const
+    {
+        return pools == o.pools && segments == o.segments && blocks == o.blocks;
+    }
 
     /// A compact binary form for keyframes; decode() rejects anything it did not write.
     std::string encode() const;
     static Result<MemoryState> decode(std::string_view bytes);
 };
 
-/// What changed at one event: a segment or block with no value went away.
+/// What changed at one event: a segment or block with no value went away; a pool with `false` left
+/// the allocator's list, with `true` joined it.
 struct MemoryDelta {
     int event = 0;
+    std::vector<std::pair<memory::PoolId, bool>> pools;
     std::vector<std::pair<uint64_t, std::optional<MemoryState::Segment>>> segments;
     std::vector<std::pair<uint64_t, std::optional<MemoryState::Block>>> blocks;
-    bool empty() const { return segments.empty() && blocks.empty(); }
+    bool empty() const { return pools.empty() && segments.empty() && blocks.empty(); }
 };
 
 /// The changes that turn `before` into `after`, in address order.
@@ -75,12 +91,17 @@ public:
     }
     /// Records the state after event `event` (events come in order, 0, 1, 2, ...).
     void observe(int event, const std::vector<memory::SegmentInfo>& segments);
+    /// The same from the allocator itself, empty held pools included: what observeMemory passes.
+    void observe(int event, const memory::CachingAllocator& allocator);
+    /// The same from a state already built.
+    void observe(int event, MemoryState state);
 
     int keyframeInterval() const { return m_interval; }
     int eventCount() const { return m_events; }
     /// One per event that changed something, in event order.
     const std::vector<MemoryDelta>& deltas() const { return m_deltas; }
-    /// (event, state after it) for events 0, interval, 2*interval, ...
+    /// (event, state after it) for events 0, interval, 2*interval, ... and for every event that
+    /// changed the list of pools, in event order.
     const std::vector<std::pair<int, MemoryState>>& keyframes() const { return m_keyframes; }
     /// The state after `event`, rebuilt from the nearest keyframe.
     Result<MemoryState> stateAt(int event) const;

@@ -43,4 +43,12 @@ bool parseSymbols(const std::string& text, engine::SymbolValues& into, std::ostr
     return true;
 }
 
+std::string pad(std::string text, size_t width, bool right)
+{
+    if (text.size() >= width)
+        return text;
+    const std::string fill(width - text.size(), ' ');
+    return right ? fill + text : text + fill;
+}
+
 } // namespace gui::cli

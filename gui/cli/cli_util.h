@@ -16,4 +16,7 @@ bool parseSetting(const std::string& text, std::vector<std::pair<std::string, en
 /// `s0=4,s1=128` of `--symbols`; false (with a message) if malformed.
 bool parseSymbols(const std::string& text, engine::SymbolValues& into, std::ostream& err, const char* command);
 
+/// `text` padded with spaces to `width` (on the left when `right`), for table columns.
+std::string pad(std::string text, size_t width, bool right = false);
+
 } // namespace gui::cli

@@ -1,19 +1,71 @@
 #include "engine/report/simulation_report.h"
+#include "engine/runtime/memory_timeline.h"
 #include "engine/runtime/simulator.h"
 #include "engine/scenario/load.h"
 #include "gui/cli/cli_util.h"
 #include "gui/cli/commands.h"
+#include "storage/project_db.h"
+#include "storage/run_store.h"
 
 #include <cstdlib>
-
+#include <filesystem>
+#include <optional>
 #include <ostream>
 
 namespace gui::cli {
+
+namespace {
+
+/// The sources row of the scenario file itself, when the project imported it.
+std::optional<int64_t> sourceOf(storage::Database& db, const std::string& path)
+{
+    std::error_code ec;
+    const std::string absolute = std::filesystem::absolute(path, ec).lexically_normal().string();
+    auto s = db.prepare("SELECT id FROM sources WHERE path = ? ORDER BY id DESC LIMIT 1");
+    if (ec || !s)
+        return std::nullopt;
+    s->bind(1, absolute);
+    auto row = s->step();
+    if (!row || !*row)
+        return std::nullopt;
+    return s->columnInt(0);
+}
+
+/// Writes the run and its memory timeline in one transaction; "stored run N in FILE" on `err`.
+int storeRun(storage::Database& db, const std::string& path, const engine::runtime::Simulation& sim,
+    const engine::runtime::MemoryTimeline& timeline, const std::vector<std::string>& overrides, std::ostream& err)
+{
+    storage::RunPlace place;
+    place.sourceId = sourceOf(db, path);
+    place.backend = engine::config::backendName(sim.options.backend);
+    place.overrides = overrides;
+    auto tx = storage::Transaction::begin(db);
+    if (!tx) {
+        err << "error: " << tx.error().toString() << "\n";
+        return 1;
+    }
+    storage::WriteContext ctx(db);
+    auto id = storage::writeRun(ctx, sim, place, &timeline);
+    if (!id) {
+        err << "error: " << id.error().toString() << "\n";
+        return 1;
+    }
+    if (auto r = tx->commit(); !r) {
+        err << "error: " << r.error().toString() << "\n";
+        return 1;
+    }
+    err << "stored run " << *id << " in " << db.path() << "\n";
+    return 0;
+}
+
+} // namespace
 
 int simulateCommand(const std::vector<std::string>& args, std::ostream& out, std::ostream& err)
 {
     std::string path;
     std::string outPath;
+    std::string dbPath;
+    std::vector<std::string> overrideTexts;
     bool json = false;
     engine::runtime::LogLevel level = engine::runtime::LogLevel::Info;
     engine::runtime::SimulationOptions options;
@@ -34,6 +86,7 @@ int simulateCommand(const std::vector<std::string>& args, std::ostream& out, std
             const std::string* kv = next("NAME=VALUE");
             if (!kv || !parseSetting(*kv, options.overrides, err, "simulate"))
                 return 2;
+            overrideTexts.push_back(*kv);
         } else if (a == "--symbols") {
             const std::string* v = next("NAME=N[,NAME=N...]");
             if (!v || !parseSymbols(*v, symbols, err, "simulate"))
@@ -65,6 +118,11 @@ int simulateCommand(const std::vector<std::string>& args, std::ostream& out, std
             if (!v)
                 return 2;
             outPath = *v;
+        } else if (a == "--db") {
+            const std::string* v = next("a project file");
+            if (!v)
+                return 2;
+            dbPath = *v;
         } else if (!a.empty() && a[0] == '-') {
             err << "simulate: unknown option " << a << "\n";
             return 2;
@@ -77,7 +135,7 @@ int simulateCommand(const std::vector<std::string>& args, std::ostream& out, std
     }
     if (path.empty()) {
         err << "usage: aclgraph-inspector simulate SCENARIO|GRAPH [--set NAME=VALUE ...] [--symbols s0=4,...] "
-               "[--calls N] [--json] [--log-level debug|info|warning] [-o FILE]\n";
+               "[--calls N] [--json] [--log-level debug|info|warning] [--db FILE] [-o FILE]\n";
         return 2;
     }
     auto scenario = engine::scenario::loadScenarioOrGraph(path, symbols, calls);
@@ -87,6 +145,21 @@ int simulateCommand(const std::vector<std::string>& args, std::ostream& out, std
     }
     for (const std::string& d : scenario->diagnostics)
         err << d << "\n";
+    // The project opens before simulating so that a bad file fails at once.
+    std::optional<storage::Database> db;
+    engine::runtime::MemoryTimeline timeline;
+    if (!dbPath.empty()) {
+        auto opened = storage::openProject(dbPath);
+        if (!opened) {
+            err << "error: " << opened.error().toString() << "\n";
+            return 1;
+        }
+        db = std::move(opened.value());
+        options.observeMemory
+            = [&timeline](const engine::runtime::Event& e, const engine::memory::CachingAllocator& allocator) {
+                  timeline.observe(e.index, allocator);
+              };
+    }
     auto sim = engine::runtime::simulate(scenario.value(), options);
     if (!sim) {
         err << "error: " << sim.error().toString() << "\n";
@@ -94,7 +167,9 @@ int simulateCommand(const std::vector<std::string>& args, std::ostream& out, std
     }
     const std::string text = json ? engine::report::simulationJson(sim.value()) + "\n"
                                   : engine::report::simulationText(sim.value(), level);
-    return writeResult(text, outPath, out, err);
+    if (int rc = writeResult(text, outPath, out, err); rc || !db)
+        return rc;
+    return storeRun(*db, path, sim.value(), timeline, overrideTexts, err);
 }
 
 } // namespace gui::cli

@@ -4,6 +4,7 @@
 #include "engine/core/json_text.h"
 #include "engine/graph/graph_diff.h"
 #include "engine/readers/debug_dir.h"
+#include "gui/cli/cli_util.h"
 #include "gui/cli/commands.h"
 
 #include <algorithm>
@@ -44,14 +45,6 @@ std::string stageTitle(const DebugStage& s)
 std::string errorText(const engine::Error& e)
 {
     return e.toString();
-}
-
-std::string pad(std::string s, size_t width, bool right = false)
-{
-    if (s.size() >= width)
-        return s;
-    const std::string fill(width - s.size(), ' ');
-    return right ? fill + s : s + fill;
 }
 
 std::string groupHeader(const DebugGroup& g)

@@ -1,0 +1,357 @@
+// Writing a simulation run into the project database (run_store.h). One prepared statement per
+// table, rebound per row; every row counts in the WriteContext so a cancel stops at once.
+#include "storage/run_store.h"
+
+#include "engine/core/json_text.h"
+#include "engine/report/simulation_report.h"
+#include "storage/run_store_text.h"
+
+#include <cinttypes>
+#include <cstdio>
+#include <ctime>
+
+namespace storage {
+
+using namespace engine::runtime;
+using runtext::Json;
+
+namespace runtext {
+
+std::optional<engine::memory::PoolId> parsePool(const std::string& text)
+{
+    unsigned long long first = 0, second = 0;
+    int end = 0;
+    if (std::sscanf(text.c_str(), "(%llu, %llu)%n", &first, &second, &end) != 2 || size_t(end) != text.size())
+        return std::nullopt;
+    return engine::memory::PoolId { first, second };
+}
+
+std::string poolStatesJson(const std::vector<PoolCallState>& pools)
+{
+    std::string out = "[";
+    for (const PoolCallState& p : pools) {
+        out += out.size() > 1 ? ",{" : "{";
+        field(out, "id", p.pool.str(), true);
+        field(out, "block_num", p.blockNum);
+        field(out, "activate_num", p.activateNum);
+        field(out, "total_size", p.totalSize);
+        field(out, "allocated_size", p.allocatedSize);
+        out += ",\"segments\":[";
+        for (size_t i = 0; i < p.segments.size(); ++i) {
+            const auto& seg = p.segments[i];
+            out += i ? ",{" : "{";
+            field(out, "stream", seg.stream, true);
+            field(out, "block_num", seg.blockNum);
+            field(out, "activate_num", seg.activateNum);
+            field(out, "total_size", seg.totalSize);
+            field(out, "allocated_size", seg.allocatedSize);
+            out += '}';
+        }
+        out += "]}";
+    }
+    return out + "]";
+}
+
+bool readPoolStates(const std::string& text, std::vector<PoolCallState>& out)
+{
+    const Json j = Json::parse(text, nullptr, false);
+    if (!j.is_array())
+        return false;
+    try {
+        for (const Json& p : j) {
+            PoolCallState ps;
+            auto pool = parsePool(p.at("id").get<std::string>());
+            if (!pool)
+                return false;
+            ps.pool = *pool;
+            ps.blockNum = p.at("block_num").get<int>();
+            ps.activateNum = p.at("activate_num").get<int>();
+            ps.totalSize = p.at("total_size").get<uint64_t>();
+            ps.allocatedSize = p.at("allocated_size").get<uint64_t>();
+            for (const Json& s : p.at("segments"))
+                ps.segments.push_back(
+                    { s.at("stream").get<int>(), s.at("block_num").get<int>(), s.at("activate_num").get<int>(),
+                        s.at("total_size").get<uint64_t>(), s.at("allocated_size").get<uint64_t>() });
+            out.push_back(std::move(ps));
+        }
+    } catch (const Json::exception&) {
+        return false;
+    }
+    return true;
+}
+
+} // namespace runtext
+
+namespace {
+
+std::string utcNow()
+{
+    const std::time_t t = std::time(nullptr);
+    std::tm tm {};
+    gmtime_r(&t, &tm);
+    char buf[32];
+    std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+    return buf;
+}
+
+std::string stringsJson(const std::vector<std::string>& items)
+{
+    std::string out = "[";
+    for (size_t i = 0; i < items.size(); ++i) {
+        if (i)
+            out += ',';
+        engine::appendJsonString(out, items[i]);
+    }
+    return out + "]";
+}
+
+std::string logJson(const std::vector<LogLine>& log)
+{
+    std::string out = "[";
+    for (size_t i = 0; i < log.size(); ++i) {
+        out += i ? ",{" : "{";
+        runtext::field(out, "level", logLevelName(log[i].level), true);
+        runtext::field(out, "text", log[i].text);
+        runtext::field(out, "category", log[i].category);
+        out += '}';
+    }
+    return out + "]";
+}
+
+std::string inputsJson(const std::vector<InputAction>& inputs)
+{
+    std::string out = "[";
+    for (size_t i = 0; i < inputs.size(); ++i) {
+        out += i ? ",{" : "{";
+        runtext::field(out, "input", inputs[i].input, true);
+        runtext::field(out, "action", inputs[i].action);
+        runtext::field(out, "bytes", inputs[i].bytes);
+        runtext::field(out, "detail", inputs[i].detail);
+        out += '}';
+    }
+    return out + "]";
+}
+
+/// Runs the bound statement, readies it for the next row and counts the row.
+Result<void> insert(Statement& s, WriteContext& ctx)
+{
+    auto r = s.run();
+    s.reset();
+    if (!r)
+        return r.error();
+    return ctx.row();
+}
+
+/// Prepares `INSERT INTO table VALUES (?, ?, ...)` with `columns` placeholders.
+Result<Statement> prepareInsert(Database& db, const char* table, int columns)
+{
+    std::string sql = std::string("INSERT INTO ") + table + " VALUES (";
+    for (int i = 0; i < columns; ++i)
+        sql += i ? ", ?" : "?";
+    return db.prepare(sql + ")");
+}
+
+int64_t i64(uint64_t v)
+{
+    return int64_t(v);
+}
+
+class RunWriter {
+public:
+    RunWriter(WriteContext& ctx, const Simulation& sim, int64_t runId)
+        : m_ctx(ctx)
+        , m_sim(sim)
+        , m_run(runId)
+    {
+    }
+
+    Result<void> graphsAndPools()
+    {
+        auto s = prepareInsert(m_ctx.db(), "run_graphs", 15);
+        if (!s)
+            return s.error();
+        for (size_t i = 0; i < m_sim.graphs.size(); ++i) {
+            const GraphRecord& g = m_sim.graphs[i];
+            s->bind(1, m_run).bind(2, int64_t(i)).bind(3, g.name).bind(4, g.id).bind(5, g.pool.str());
+            s->bind(6, stringsJson(g.keys)).bind(7, stringsJson(g.allKeys)).bind(8, int64_t(g.captures));
+            s->bind(9, int64_t(g.recapturesMutatedInput)).bind(10, int64_t(g.recapturesCoreLimit));
+            s->bind(11, int64_t(g.recapturesForce)).bind(12, int64_t(g.replays)).bind(13, int64_t(g.eagerCalls));
+            if (g.fallbackToEager)
+                s->bind(14, int64_t(g.fallbackCall));
+            s->bind(15, g.counters.empty() ? std::string("{}") : engine::jsonText(Json(g.counters), -1));
+            if (auto r = insert(*s, m_ctx); !r)
+                return r;
+        }
+        auto p = prepareInsert(m_ctx.db(), "run_pools", 6);
+        if (!p)
+            return p.error();
+        for (const PoolRecord& pool : m_sim.pools) {
+            p->bind(1, m_run).bind(2, pool.pool.str()).bind(3, stringsJson(pool.graphs)).bind(4, int64_t(pool.custom));
+            p->bind(5, i64(pool.peakReserved)).bind(6, i64(pool.peakAllocated));
+            if (auto r = insert(*p, m_ctx); !r)
+                return r;
+        }
+        return {};
+    }
+
+    Result<void> calls()
+    {
+        auto s = prepareInsert(m_ctx.db(), "run_calls", 15);
+        if (!s)
+            return s.error();
+        for (const CallRecord& c : m_sim.calls) {
+            s->bind(1, m_run).bind(2, int64_t(c.index)).bind(3, c.graph).bind(4, c.graphId).bind(5, c.key);
+            s->bind(6, std::string_view(callActionName(c.action))).bind(7, c.recaptureCause);
+            s->bind(8, int64_t(c.inputsCopied)).bind(9, i64(c.bytesCopied)).bind(10, int64_t(c.outputsRebuilt));
+            s->bind(11, i64(c.deviceReserved)).bind(12, i64(c.deviceAllocated)).bind(13, int64_t(c.firstEvent));
+            s->bind(14, int64_t(c.eventCount)).bind(15, runtext::poolStatesJson(c.pools));
+            if (auto r = insert(*s, m_ctx); !r)
+                return r;
+        }
+        return {};
+    }
+
+    Result<void> events()
+    {
+        auto s = prepareInsert(m_ctx.db(), "run_events", 12);
+        if (!s)
+            return s.error();
+        for (const Event& e : m_sim.events) {
+            s->bind(1, m_run).bind(2, int64_t(e.index)).bind(3, int64_t(e.call));
+            s->bind(4, std::string_view(eventKindName(e.kind))).bind(5, e.graph).bind(6, e.key).bind(7, e.summary);
+            s->bind(8, logJson(e.log)).bind(9, inputsJson(e.inputs));
+            if (e.hazard >= 0)
+                s->bind(10, int64_t(e.hazard));
+            s->bind(11, i64(e.deviceReserved)).bind(12, i64(e.deviceAllocated));
+            if (auto r = insert(*s, m_ctx); !r)
+                return r;
+        }
+        return {};
+    }
+
+    Result<void> hazardsAndOwners()
+    {
+        auto s = prepareInsert(m_ctx.db(), "run_hazards", 9);
+        if (!s)
+            return s.error();
+        for (size_t i = 0; i < m_sim.hazards.size(); ++i) {
+            const Hazard& h = m_sim.hazards[i];
+            s->bind(1, m_run).bind(2, int64_t(i)).bind(3, std::string_view(hazardKindName(h.kind)));
+            s->bind(4, int64_t(h.call)).bind(5, h.graph).bind(6, h.key).bind(7, h.concerns).bind(8, h.message);
+            if (h.madeAtCall >= 0)
+                s->bind(9, int64_t(h.madeAtCall));
+            if (auto r = insert(*s, m_ctx); !r)
+                return r;
+        }
+        auto o = prepareInsert(m_ctx.db(), "run_owners", 7);
+        if (!o)
+            return o.error();
+        for (size_t i = 0; i < m_sim.owners.size(); ++i) {
+            const OwnerInfo& w = m_sim.owners[i];
+            o->bind(1, m_run).bind(2, int64_t(i)).bind(3, std::string_view(ownerKindName(w.kind)));
+            o->bind(4, w.graph).bind(5, w.key).bind(6, w.tensor).bind(7, int64_t(w.call));
+            if (auto r = insert(*o, m_ctx); !r)
+                return r;
+        }
+        return {};
+    }
+
+    /// The changes of every delta (the pools need no rows: a keyframe stands at every event that
+    /// changed them), then the keyframes. A removed segment or block is written with present = 0 and
+    /// the columns' default values.
+    Result<void> memory(const MemoryTimeline& timeline)
+    {
+        auto seg = prepareInsert(m_ctx.db(), "run_segment_changes", 8);
+        auto blk = prepareInsert(m_ctx.db(), "run_block_changes", 9);
+        auto key = prepareInsert(m_ctx.db(), "run_keyframes", 3);
+        if (!seg || !blk || !key)
+            return !seg ? seg.error() : !blk ? blk.error() : key.error();
+        for (const MemoryDelta& d : timeline.deltas()) {
+            for (const auto& [address, s] : d.segments) {
+                seg->bind(1, m_run).bind(2, int64_t(d.event)).bind(3, i64(address)).bind(4, int64_t(s ? 1 : 0));
+                const MemoryState::Segment v = s.value_or(MemoryState::Segment {});
+                seg->bind(5, s ? v.pool.str() : std::string()).bind(6, int64_t(v.stream)).bind(7, int64_t(v.small));
+                seg->bind(8, i64(v.totalSize));
+                if (auto r = insert(*seg, m_ctx); !r)
+                    return r;
+            }
+            for (const auto& [address, b] : d.blocks) {
+                blk->bind(1, m_run).bind(2, int64_t(d.event)).bind(3, i64(address)).bind(4, int64_t(b ? 1 : 0));
+                const MemoryState::Block v = b.value_or(MemoryState::Block {});
+                blk->bind(5, i64(v.segment)).bind(6, i64(v.size)).bind(7, i64(v.requested));
+                blk->bind(8, int64_t(v.allocated)).bind(9, v.owner);
+                if (auto r = insert(*blk, m_ctx); !r)
+                    return r;
+            }
+        }
+        for (const auto& [event, state] : timeline.keyframes()) {
+            key->bind(1, m_run).bind(2, int64_t(event)).bindBlob(3, state.encode());
+            if (auto r = insert(*key, m_ctx); !r)
+                return r;
+        }
+        return {};
+    }
+
+private:
+    WriteContext& m_ctx;
+    const Simulation& m_sim;
+    int64_t m_run;
+};
+
+/// Inserts the runs row with the summary counts.
+Result<int64_t> insertRunRow(
+    WriteContext& ctx, const Simulation& sim, const RunPlace& place, const MemoryTimeline* memory)
+{
+    int captures = 0, recaptures = 0, replays = 0, eager = 0;
+    for (const GraphRecord& g : sim.graphs) {
+        captures += g.captures;
+        recaptures += g.recapturesMutatedInput + g.recapturesCoreLimit + g.recapturesForce;
+        replays += g.replays;
+        eager += g.eagerCalls;
+    }
+    auto s = ctx.db().prepare("INSERT INTO runs (source_id, scenario_path, scenario_name, created_at, backend, "
+                              "profile, capacity_bytes, config, overrides, calls, events, captures, recaptures, "
+                              "replays, eager_calls, hazards, peak_reserved, peak_allocated, out_of_memory, "
+                              "cancelled, keyframe_interval, warnings) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, "
+                              "?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
+    if (!s)
+        return s.error();
+    if (place.sourceId)
+        s->bind(1, *place.sourceId);
+    s->bind(2, sim.scenarioPath).bind(3, sim.scenarioName).bind(4, utcNow());
+    s->bind(5, place.backend.empty() ? std::string(engine::config::backendName(sim.options.backend)) : place.backend);
+    s->bind(6, std::string_view(engine::memory::profileName(sim.profile))).bind(7, i64(sim.capacityBytes));
+    s->bind(8, engine::report::simulationConfigJson(sim.options)).bind(9, stringsJson(place.overrides));
+    s->bind(10, int64_t(sim.callsSimulated)).bind(11, int64_t(sim.events.size())).bind(12, int64_t(captures));
+    s->bind(13, int64_t(recaptures)).bind(14, int64_t(replays)).bind(15, int64_t(eager));
+    s->bind(16, int64_t(sim.hazards.size())).bind(17, i64(sim.peakDeviceReserved));
+    s->bind(18, i64(sim.peakDeviceAllocated)).bind(19, int64_t(sim.outOfMemory)).bind(20, int64_t(sim.cancelled));
+    s->bind(21, int64_t(memory ? memory->keyframeInterval() : 0)).bind(22, stringsJson(sim.warnings));
+    if (auto r = insert(*s, ctx); !r)
+        return r.error();
+    return ctx.db().lastInsertRowId();
+}
+
+} // namespace
+
+Result<int64_t> writeRun(WriteContext& ctx, const Simulation& sim, const RunPlace& place, const MemoryTimeline* memory)
+{
+    auto id = insertRunRow(ctx, sim, place, memory);
+    if (!id)
+        return id.error();
+    RunWriter w(ctx, sim, *id);
+    if (auto r = w.graphsAndPools(); !r)
+        return r.error();
+    if (auto r = w.calls(); !r)
+        return r.error();
+    if (auto r = w.events(); !r)
+        return r.error();
+    if (auto r = w.hazardsAndOwners(); !r)
+        return r.error();
+    if (memory)
+        if (auto r = w.memory(*memory); !r)
+            return r.error();
+    return *id;
+}
+
+} // namespace storage

@@ -1,0 +1,56 @@
+#pragma once
+// Internal to run_store*.cpp: how a run's enums, pools and small lists are spelled in the project
+// database, both ways, and the column lists the reader and writer agree on.
+#include "engine/core/json_text.h"
+#include "engine/runtime/simulator.h"
+
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <type_traits>
+
+namespace storage::runtext {
+
+using Json = nlohmann::json;
+
+/// The enum value whose name() is `text`, among the first `count` values.
+template <typename E> std::optional<E> parseName(const std::string& text, const char* (*name)(E), int count)
+{
+    for (int i = 0; i < count; ++i)
+        if (text == name(E(i)))
+            return E(i);
+    return std::nullopt;
+}
+
+constexpr int kLogLevels = 3;
+constexpr int kEventKinds = int(engine::runtime::EventKind::OutOfMemory) + 1;
+constexpr int kHazardKinds = int(engine::runtime::HazardKind::OutOfMemory) + 1;
+constexpr int kCallActions = int(engine::runtime::CallAction::Eager) + 1;
+constexpr int kOwnerKinds = int(engine::runtime::OwnerKind::EagerTensor) + 1;
+
+/// `,"key":value` (no comma when `first`): the per-row JSON columns are written as text directly.
+inline void field(std::string& out, const char* key, std::string_view value, bool first = false)
+{
+    out += first ? "\"" : ",\"";
+    out += key;
+    out += "\":";
+    engine::appendJsonString(out, value);
+}
+template <typename T>
+std::enable_if_t<std::is_integral_v<T>> field(std::string& out, const char* key, T value, bool first = false)
+{
+    out += first ? "\"" : ",\"";
+    out += key;
+    out += "\":";
+    out += std::to_string(value);
+}
+
+/// "(0, 1)" as PoolId::str() writes it.
+std::optional<engine::memory::PoolId> parsePool(const std::string& text);
+
+/// CallRecord::pools as stored in run_calls.pools, the field names of `simulate --json`.
+std::string poolStatesJson(const std::vector<engine::runtime::PoolCallState>& pools);
+bool readPoolStates(const std::string& text, std::vector<engine::runtime::PoolCallState>& out);
+
+} // namespace storage::runtext
