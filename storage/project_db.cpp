@@ -5,7 +5,8 @@ namespace {
 // Version 2: everything a source holds. Row ids are SQLite rowids; children name their parent
 // with ON DELETE CASCADE so deleting a source removes everything imported from it. Per-node and
 // per-event tables are WITHOUT ROWID on their natural key (compact, and the key is the index the
-// readers use). JSON columns hold small lists (log lines, input actions); every fact a user would
+// readers use). An input-update event's per-input actions repeat call after call (hundreds of
+// parameters, each "parameter"), so events name a shared run_input_sets row. JSON columns hold small lists (log lines, input actions); every fact a user would
 // filter on has its own column.
 const char* const kSchemaV2 = R"SQL(
 CREATE TABLE graphs (
@@ -237,11 +238,17 @@ CREATE TABLE run_events (
   key TEXT NOT NULL DEFAULT '',
   summary TEXT NOT NULL DEFAULT '',
   log TEXT NOT NULL DEFAULT '[]',
-  inputs TEXT NOT NULL DEFAULT '[]',
+  inputs_set INTEGER,
   hazard INTEGER,
   device_reserved INTEGER NOT NULL DEFAULT 0,
   device_allocated INTEGER NOT NULL DEFAULT 0,
   PRIMARY KEY (run_id, idx)
+) WITHOUT ROWID;
+CREATE TABLE run_input_sets (
+  run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+  id INTEGER NOT NULL,
+  inputs TEXT NOT NULL,
+  PRIMARY KEY (run_id, id)
 ) WITHOUT ROWID;
 CREATE TABLE run_hazards (
   run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,

@@ -132,6 +132,13 @@ std::string inputsJson(const std::vector<InputAction>& inputs)
     return out + "]";
 }
 
+bool sameInputs(const std::vector<InputAction>& a, const std::vector<InputAction>& b)
+{
+    return std::equal(a.begin(), a.end(), b.begin(), b.end(), [](const InputAction& x, const InputAction& y) {
+        return x.bytes == y.bytes && x.input == y.input && x.action == y.action && x.detail == y.detail;
+    });
+}
+
 /// Runs the bound statement, readies it for the next row and counts the row.
 Result<void> insert(Statement& s, WriteContext& ctx)
 {
@@ -216,10 +223,35 @@ public:
         auto s = prepareInsert(m_ctx.db(), "run_events", 12);
         if (!s)
             return s.error();
+        auto sets = prepareInsert(m_ctx.db(), "run_input_sets", 3);
+        if (!sets)
+            return sets.error();
+        // Each distinct list of input actions is stored once; events name it.
+        std::unordered_map<std::string, int64_t> setIds;
+        std::unordered_map<std::string, std::pair<const std::vector<InputAction>*, int64_t>> lastSet;
+        std::string setKey;
         for (const Event& e : m_sim.events) {
             s->bind(1, m_run).bind(2, int64_t(e.index)).bind(3, int64_t(e.call));
             s->bind(4, std::string_view(eventKindName(e.kind))).bind(5, e.graph).bind(6, e.key).bind(7, e.summary);
-            s->bind(8, logJson(e.log)).bind(9, inputsJson(e.inputs));
+            s->bind(8, logJson(e.log));
+            if (!e.inputs.empty()) {
+                // A replay's actions are nearly always those of the previous input update of the
+                // same graph and key:
+                // compare with that first, and only build the JSON text when they differ.
+                setKey.assign(e.graph).append(1, '\0').append(e.key);
+                auto& last = lastSet[setKey];
+                if (!last.first || !sameInputs(*last.first, e.inputs)) {
+                    std::string json = inputsJson(e.inputs);
+                    auto [it, added] = setIds.emplace(std::move(json), int64_t(setIds.size()));
+                    if (added) {
+                        sets->bind(1, m_run).bind(2, it->second).bind(3, std::string_view(it->first));
+                        if (auto r = insert(*sets, m_ctx); !r)
+                            return r;
+                    }
+                    last = { &e.inputs, it->second };
+                }
+                s->bind(9, last.second);
+            }
             if (e.hazard >= 0)
                 s->bind(10, int64_t(e.hazard));
             s->bind(11, i64(e.deviceReserved)).bind(12, i64(e.deviceAllocated));

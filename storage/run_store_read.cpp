@@ -4,6 +4,7 @@
 #include "storage/run_store_text.h"
 
 #include <algorithm>
+#include <map>
 
 namespace storage {
 
@@ -208,16 +209,30 @@ Result<void> readCallsAndEvents(Database& db, int64_t runId, Simulation& sim)
         });
     if (!r)
         return r;
+    std::map<int64_t, std::vector<InputAction>> inputSets;
     return eachRow(db, runId,
-        "SELECT idx, call, kind, graph, key, summary, log, inputs, hazard, device_reserved, device_allocated "
-        "FROM run_events WHERE run_id = ? ORDER BY idx",
+        "SELECT e.idx, e.call, e.kind, e.graph, e.key, e.summary, e.log, i.inputs, e.hazard, e.device_reserved, "
+        "e.device_allocated, e.inputs_set FROM run_events e LEFT JOIN run_input_sets i ON i.run_id = e.run_id AND "
+        "i.id = e.inputs_set WHERE e.run_id = ? ORDER BY e.idx",
         [&](const Statement& s) -> std::string {
             Event e;
             e.index = int(s.columnInt(0));
             e.call = int(s.columnInt(1));
             auto kind = runtext::parseName(s.columnText(2), eventKindName, runtext::kEventKinds);
-            if (!kind || !readLog(s.columnText(6), e.log) || !readInputs(s.columnText(7), e.inputs))
+            if (!kind || !readLog(s.columnText(6), e.log))
                 return "event " + std::to_string(e.index) + " is malformed";
+            if (!s.columnIsNull(11)) {
+                // Parsed once per input set: thousands of replays share a few.
+                auto cached = inputSets.find(s.columnInt(11));
+                if (cached == inputSets.end()) {
+                    std::vector<InputAction> inputs;
+                    if (s.columnIsNull(7) || !readInputs(s.columnText(7), inputs))
+                        return "event " + std::to_string(e.index) + " names input set "
+                            + std::to_string(s.columnInt(11)) + ", which is missing or malformed";
+                    cached = inputSets.emplace(s.columnInt(11), std::move(inputs)).first;
+                }
+                e.inputs = cached->second;
+            }
             e.kind = *kind;
             e.graph = s.columnText(3);
             e.key = s.columnText(4);
