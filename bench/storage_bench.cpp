@@ -135,7 +135,7 @@ void BM_Store_Run10000Calls(benchmark::State& state)
     static const engine::runtime::Simulation sim = [] {
         engine::runtime::SimulationOptions options;
         options.observeMemory = [](const engine::runtime::Event& e, const engine::memory::CachingAllocator& a) {
-            timeline.observe(e.index, a.segments());
+            timeline.observe(e.index, a);
         };
         auto r = engine::runtime::simulate(scenario(), options);
         if (!r) {
