@@ -7,6 +7,7 @@
 #include <QDir>
 #include <QTimer>
 #include <iostream>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -40,15 +41,29 @@ int main(int argc, char** argv)
             files << samples.filePath(f);
     }
     gui::MainWindow window(files);
-    if (!screenshot.isEmpty())
-        QObject::connect(&window, &gui::MainWindow::resultShown, &window, [&window, screenshot] {
+    if (!screenshot.isEmpty()) {
+        // Once both the first simulation and the project outline (after any import) are on screen.
+        auto ready = std::make_shared<std::pair<bool, bool>>(false, false);
+        auto shoot = [&window, screenshot, ready] {
+            if (!ready->first || !ready->second)
+                return;
+            ready->first = false; // once
             QTimer::singleShot(300, &window, [&window, screenshot] {
                 const bool saved = window.grab().save(screenshot);
                 if (!saved)
                     std::cerr << "error: cannot write " << screenshot.toStdString() << "\n";
                 QApplication::exit(saved ? 0 : 1);
             });
+        };
+        QObject::connect(&window, &gui::MainWindow::resultShown, &window, [ready, shoot] {
+            ready->first = true;
+            shoot();
         });
+        QObject::connect(&window, &gui::MainWindow::projectShown, &window, [&window, ready, shoot] {
+            ready->second = ready->second || !window.importRunning();
+            shoot();
+        });
+    }
     window.show();
     return app.exec();
 }

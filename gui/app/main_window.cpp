@@ -10,6 +10,7 @@
 #include <QLabel>
 #include <QListWidget>
 #include <QPlainTextEdit>
+#include <QSettings>
 #include <QSplitter>
 #include <QStatusBar>
 #include <QTableWidget>
@@ -37,8 +38,13 @@ MainWindow::MainWindow(const QStringList& files, QWidget* parent)
 {
     setWindowTitle("aclgraph-inspector");
     resize(1280, 800);
+    // Project files are opened; everything else is imported into the project and, when it is a
+    // scenario or graph file, listed for simulation.
+    QStringList projects, others;
+    for (const QString& f : files)
+        (f.endsWith(".aclgi") ? projects : others) << f;
     m_files = new QListWidget;
-    for (const QString& f : files) {
+    for (const QString& f : others) {
         auto* item = new QListWidgetItem(QFileInfo(f).completeBaseName(), m_files);
         item->setData(Qt::UserRole, f);
         item->setToolTip(f);
@@ -80,6 +86,12 @@ MainWindow::MainWindow(const QStringList& files, QWidget* parent)
         if (item)
             openScenario(item->data(Qt::UserRole).toString());
     });
+    buildProjectDock();
+    buildMenus();
+    QSettings settings;
+    restoreGeometry(settings.value("window/geometry").toByteArray());
+    restoreState(settings.value("window/state").toByteArray());
+    openProject(projects.isEmpty() ? defaultProjectPath() : projects.front(), others);
     if (m_files->count())
         m_files->setCurrentRow(0);
     else

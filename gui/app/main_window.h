@@ -1,21 +1,29 @@
 #pragma once
 /// The first window: pick a scenario, see its simulated calls, hazards and TorchAir log. The full
 /// inspector (graph, stepper, memory views) grows from here; MainWindow only wires the pieces.
+#include "gui/app/import_controller.h"
+
 #include <QMainWindow>
 #include <QStringList>
-
 #include <memory>
 
+class QDockWidget;
 class QLabel;
 class QListWidget;
+class QMenu;
 class QPlainTextEdit;
+class QProgressBar;
 class QTableWidget;
+class QToolButton;
+class QTreeView;
 
 namespace engine::runtime {
 struct Simulation;
 }
 
 namespace gui {
+
+class ProjectModel;
 
 class MainWindow : public QMainWindow {
     Q_OBJECT
@@ -25,12 +33,39 @@ public:
 
     /// Simulates `path` off the UI thread and shows the result when it arrives.
     void openScenario(const QString& path);
+    /// Makes `path` (a `.aclgi`, created when absent) the current project and shows its outline;
+    /// then imports `importFirst` into it, when given. Remembered among the recent projects.
+    void openProject(const QString& path, const QStringList& importFirst = {});
+    /// Imports files and folders into the current project off the UI thread, with progress and a
+    /// Cancel button in the status bar; what fails is shown in the inline banner.
+    void importFiles(const QStringList& paths);
+    QString projectPath() const { return m_projectPath; }
+    bool importRunning() const { return m_import->running(); }
+    ProjectModel* projectModel() const { return m_projectModel; }
+
+    /// The project file opened when none is given: the bundled samples, imported on first use.
+    static QString defaultProjectPath();
 
 signals:
     /// A simulation (or its error) is on screen.
     void resultShown();
+    /// The project outline on screen was (re)loaded.
+    void projectShown();
+    /// An import ended (also when cancelled or failed).
+    void importFinished();
+
+protected:
+    void dragEnterEvent(QDragEnterEvent* event) override;
+    void dropEvent(QDropEvent* event) override;
+    void closeEvent(QCloseEvent* event) override;
 
 private:
+    void buildProjectDock();
+    void buildMenus();
+    void reloadOutline();
+    void rememberRecent(const QString& path);
+    void onImportFinished(const QVector<ImportOutcome>& outcomes, const QString& error);
+
     void showSimulation(const QString& path, std::shared_ptr<const engine::runtime::Simulation> sim);
     void showError(const QString& message);
 
@@ -40,6 +75,16 @@ private:
     QPlainTextEdit* m_log = nullptr;
     QLabel* m_banner = nullptr;
     int m_generation = 0; ///< results of an older request are dropped
+
+    QString m_projectPath;
+    ProjectModel* m_projectModel = nullptr;
+    QTreeView* m_projectTree = nullptr;
+    QDockWidget* m_projectDock = nullptr;
+    QMenu* m_recentMenu = nullptr;
+    ImportController* m_import = nullptr;
+    QProgressBar* m_importProgress = nullptr;
+    QToolButton* m_cancelImport = nullptr;
+    int m_outlineGeneration = 0;
 };
 
 } // namespace gui

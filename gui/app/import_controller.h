@@ -1,0 +1,49 @@
+#pragma once
+/// Imports into a project off the UI thread (storage::importPaths on a worker) and reports back on
+/// the UI thread through queued signals: progress per source and phase, then one finished() with a
+/// line per source. cancel() stops at the next 4,096 rows or the next source; the source being
+/// written is rolled back, so the project is as it was before it.
+#include "storage/importer.h"
+
+#include <QObject>
+#include <QStringList>
+#include <QVector>
+#include <atomic>
+#include <thread>
+
+namespace gui {
+
+/// One source's outcome, for the window.
+struct ImportOutcome {
+    QString path;
+    QString status; ///< "imported", "duplicate", "failed", "cancelled"
+    QString message; ///< the error, or what was stored ("3 graphs, 18 pass reports")
+    qlonglong sourceId = 0;
+};
+
+class ImportController : public QObject {
+    Q_OBJECT
+public:
+    explicit ImportController(QObject* parent = nullptr);
+    ~ImportController() override; ///< cancels and waits for the worker
+
+    /// Starts importing `paths` into the project at `dbPath`. False (nothing started) while an import
+    /// runs.
+    bool start(const QString& dbPath, const QStringList& paths);
+    void cancel() { m_cancel = true; }
+    bool running() const { return m_running; }
+
+signals:
+    void progress(int source, int sources, const QString& path, const QString& phase, qlonglong rows);
+    /// `error`: the project itself could not be opened (then `outcomes` is empty).
+    void finished(const QVector<gui::ImportOutcome>& outcomes, const QString& error);
+
+private:
+    std::atomic<bool> m_cancel { false };
+    bool m_running = false;
+    std::thread m_thread; ///< joined before the next start and in the destructor
+};
+
+} // namespace gui
+
+Q_DECLARE_METATYPE(gui::ImportOutcome)

@@ -1,0 +1,259 @@
+// MainWindow's project side: the Project dock over the project outline, opening and remembering
+// projects, and importing (menu, command line, drag and drop) off the UI thread.
+#include "gui/app/main_window.h"
+#include "gui/app/project_model.h"
+#include "storage/project_db.h"
+#include "storage/project_outline.h"
+
+#include <QAction>
+#include <QCloseEvent>
+#include <QDir>
+#include <QDockWidget>
+#include <QDragEnterEvent>
+#include <QDropEvent>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QFutureWatcher>
+#include <QHeaderView>
+#include <QLabel>
+#include <QMenuBar>
+#include <QMimeData>
+#include <QProgressBar>
+#include <QSettings>
+#include <QStandardPaths>
+#include <QStatusBar>
+#include <QToolButton>
+#include <QTreeView>
+#include <QtConcurrent>
+
+namespace gui {
+
+namespace {
+
+constexpr int kRecentProjects = 8;
+
+struct OutlineOutcome {
+    storage::OutlineNode outline;
+    QString error;
+};
+
+OutlineOutcome loadOutline(const QString& path)
+{
+    auto db = storage::openProject(path.toStdString());
+    if (!db)
+        return { {}, QString::fromStdString(db.error().toString()) };
+    auto outline = storage::readOutline(*db);
+    if (!outline)
+        return { {}, QString::fromStdString(outline.error().toString()) };
+    return { std::move(outline.value()), {} };
+}
+
+QStringList localPaths(const QMimeData* mime)
+{
+    QStringList paths;
+    if (mime && mime->hasUrls())
+        for (const QUrl& url : mime->urls())
+            if (url.isLocalFile())
+                paths << url.toLocalFile();
+    return paths;
+}
+
+} // namespace
+
+QString MainWindow::defaultProjectPath()
+{
+    const QString dir = QStandardPaths::writableLocation(QStandardPaths::AppDataLocation);
+    QDir().mkpath(dir);
+    return QDir(dir).filePath("samples.aclgi");
+}
+
+void MainWindow::buildProjectDock()
+{
+    m_projectModel = new ProjectModel(this);
+    m_projectTree = new QTreeView;
+    m_projectTree->setObjectName("projectTree");
+    m_projectTree->setModel(m_projectModel);
+    m_projectTree->setUniformRowHeights(true);
+    m_projectTree->header()->setSectionResizeMode(0, QHeaderView::ResizeToContents);
+    m_projectTree->setToolTip("Drop files or folders here (FX graphs, scenarios, output_code.py, "
+                              "TORCH_COMPILE_DEBUG folders, .torchair_cache) to import them");
+    m_projectDock = new QDockWidget("Project", this);
+    m_projectDock->setObjectName("projectDock");
+    m_projectDock->setWidget(m_projectTree);
+    addDockWidget(Qt::LeftDockWidgetArea, m_projectDock);
+    setAcceptDrops(true);
+
+    m_import = new ImportController(this);
+    m_importProgress = new QProgressBar;
+    m_importProgress->setMaximumWidth(220);
+    m_importProgress->setTextVisible(true);
+    m_importProgress->hide();
+    m_cancelImport = new QToolButton;
+    m_cancelImport->setText("Cancel");
+    m_cancelImport->setToolTip("Stop the import: the source being written is rolled back");
+    m_cancelImport->hide();
+    statusBar()->addPermanentWidget(m_importProgress);
+    statusBar()->addPermanentWidget(m_cancelImport);
+    connect(m_cancelImport, &QToolButton::clicked, m_import, &ImportController::cancel);
+    connect(m_import, &ImportController::progress, this,
+        [this](int source, int sources, const QString& path, const QString& phase, qlonglong rows) {
+            m_importProgress->setRange(0, sources);
+            m_importProgress->setValue(phase == "done" ? source + 1 : source);
+            m_importProgress->setFormat(QString("%1/%2").arg(source + 1).arg(sources));
+            statusBar()->showMessage(
+                QString("Importing %1: %2%3")
+                    .arg(QFileInfo(path).fileName(), phase, rows ? QString(", %1 rows").arg(rows) : QString()));
+        });
+    connect(m_import, &ImportController::finished, this, &MainWindow::onImportFinished);
+}
+
+void MainWindow::buildMenus()
+{
+    QMenu* file = menuBar()->addMenu("&File");
+    QAction* open = file->addAction("&Open Project...", this, [this] {
+        const QString path = QFileDialog::getSaveFileName(this, "Open or create a project", m_projectPath,
+            "aclgraph-inspector projects (*.aclgi)", nullptr, QFileDialog::DontConfirmOverwrite);
+        if (!path.isEmpty())
+            openProject(path);
+    });
+    open->setShortcut(QKeySequence::Open);
+    QAction* import = file->addAction("&Import Files...", this, [this] {
+        const QStringList paths = QFileDialog::getOpenFileNames(this, "Import into the project");
+        if (!paths.isEmpty())
+            importFiles(paths);
+    });
+    import->setShortcut(QKeySequence("Ctrl+I"));
+    file->addAction("Import &Folder...", this, [this] {
+        const QString dir = QFileDialog::getExistingDirectory(this, "Import a folder into the project");
+        if (!dir.isEmpty())
+            importFiles({ dir });
+    });
+    m_recentMenu = file->addMenu("&Recent Projects");
+    file->addSeparator();
+    QAction* quit = file->addAction("&Quit", this, &QWidget::close);
+    quit->setShortcut(QKeySequence::Quit);
+    QMenu* view = menuBar()->addMenu("&View");
+    view->addAction(m_projectDock->toggleViewAction());
+    rememberRecent({});
+}
+
+void MainWindow::rememberRecent(const QString& path)
+{
+    QSettings settings;
+    QStringList recent = settings.value("recentProjects").toStringList();
+    if (!path.isEmpty()) {
+        recent.removeAll(path);
+        recent.prepend(path);
+        while (recent.size() > kRecentProjects)
+            recent.removeLast();
+        settings.setValue("recentProjects", recent);
+    }
+    if (!m_recentMenu)
+        return;
+    m_recentMenu->clear();
+    for (const QString& p : recent)
+        m_recentMenu->addAction(p, this, [this, p] { openProject(p); });
+    m_recentMenu->setEnabled(!recent.isEmpty());
+}
+
+void MainWindow::openProject(const QString& path, const QStringList& importFirst)
+{
+    m_projectPath = QFileInfo(path).absoluteFilePath();
+    m_projectDock->setWindowTitle("Project: " + QFileInfo(path).fileName());
+    rememberRecent(m_projectPath);
+    if (!importFirst.isEmpty() && !m_import->running())
+        importFiles(importFirst); // reloads the outline when done
+    else
+        reloadOutline();
+}
+
+void MainWindow::reloadOutline()
+{
+    const int generation = ++m_outlineGeneration;
+    auto* watcher = new QFutureWatcher<OutlineOutcome>(this);
+    connect(watcher, &QFutureWatcher<OutlineOutcome>::finished, this, [this, watcher, generation] {
+        const OutlineOutcome o = watcher->result();
+        watcher->deleteLater();
+        if (generation != m_outlineGeneration)
+            return;
+        if (!o.error.isEmpty()) {
+            m_banner->setText(o.error);
+            m_banner->show();
+            m_projectModel->setOutline({});
+        } else {
+            m_projectModel->setOutline(o.outline);
+            for (int r = 0; r < m_projectModel->rowCount(); ++r)
+                m_projectTree->expand(m_projectModel->index(r, 0));
+        }
+        emit projectShown();
+    });
+    watcher->setFuture(QtConcurrent::run(loadOutline, m_projectPath));
+}
+
+void MainWindow::importFiles(const QStringList& paths)
+{
+    if (m_projectPath.isEmpty())
+        m_projectPath = defaultProjectPath();
+    if (!m_import->start(m_projectPath, paths)) {
+        statusBar()->showMessage("An import is running: wait for it or cancel it first.", 5000);
+        return;
+    }
+    m_importProgress->setRange(0, paths.size());
+    m_importProgress->setValue(0);
+    m_importProgress->show();
+    m_cancelImport->show();
+}
+
+void MainWindow::onImportFinished(const QVector<ImportOutcome>& outcomes, const QString& error)
+{
+    m_importProgress->hide();
+    m_cancelImport->hide();
+    QStringList problems;
+    int imported = 0, duplicates = 0;
+    for (const ImportOutcome& o : outcomes) {
+        if (o.status == "imported")
+            ++imported;
+        else if (o.status == "duplicate")
+            ++duplicates;
+        else
+            problems << (o.status == "cancelled" ? QFileInfo(o.path).fileName() + ": cancelled" : o.message);
+    }
+    if (!error.isEmpty())
+        problems.prepend(error);
+    if (!problems.isEmpty()) {
+        m_banner->setText(problems.join("\n"));
+        m_banner->show();
+    }
+    statusBar()->showMessage(QString("Imported %1, %2 already in the project, %3 not imported")
+                                 .arg(imported)
+                                 .arg(duplicates)
+                                 .arg(problems.size()),
+        10000);
+    reloadOutline();
+    emit importFinished();
+}
+
+void MainWindow::dragEnterEvent(QDragEnterEvent* event)
+{
+    if (!localPaths(event->mimeData()).isEmpty())
+        event->acceptProposedAction();
+}
+
+void MainWindow::dropEvent(QDropEvent* event)
+{
+    const QStringList paths = localPaths(event->mimeData());
+    if (paths.isEmpty())
+        return;
+    event->acceptProposedAction();
+    importFiles(paths);
+}
+
+void MainWindow::closeEvent(QCloseEvent* event)
+{
+    QSettings settings;
+    settings.setValue("window/geometry", saveGeometry());
+    settings.setValue("window/state", saveState());
+    QMainWindow::closeEvent(event);
+}
+
+} // namespace gui
