@@ -128,10 +128,10 @@ struct GraphGuard {
 
 double itemWidth(const ViewItem& item, const LayoutOptions& options)
 {
-    const std::size_t chars = std::max(item.label.size(), item.detail.size() + 3);
+    const double text
+        = std::max(double(item.label.size()) * options.charWidth, double(item.detail.size()) * options.detailCharWidth);
     const double extra = item.kind == ViewItem::Kind::Group ? 24 : 0; // the expand marker
-    return std::clamp(
-        double(chars) * options.charWidth + options.padding + extra, options.minWidth, options.maxWidth + extra);
+    return std::clamp(text + options.padding + extra, options.minWidth, options.maxWidth + extra);
 }
 
 engine::Result<LayoutResult> layoutView(const ViewGraph& view, const LayoutOptions& options)

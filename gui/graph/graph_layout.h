@@ -52,7 +52,8 @@ struct LayoutResult {
 
 /// How items are sized and spaced. Sizes are in points (1/72 inch), as Graphviz's.
 struct LayoutOptions {
-    double charWidth = 6.5; ///< average width of a label character as the scene draws it
+    double charWidth = 7.2; ///< average width of a name character as the scene draws it (bold)
+    double detailCharWidth = 6.0; ///< the same for the detail line (regular, smaller)
     double nodeHeight = 36; ///< a node: name line + detail line
     double groupHeight = 48; ///< a group is drawn bigger than a node
     double minWidth = 60, maxWidth = 260; ///< labels longer than fits are elided by the scene
