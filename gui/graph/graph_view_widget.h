@@ -1,0 +1,71 @@
+#pragma once
+/// The graph view: a search box and status line above a pannable, zoomable canvas with a minimap
+/// in its corner. setView() lays the view out off the UI thread (or takes it from the cache) and
+/// shows it when ready; the UI never waits for Graphviz.
+#include "engine/graph/graph_view.h"
+#include "gui/graph/graph_layout.h"
+
+#include <QString>
+#include <QWidget>
+#include <memory>
+#include <vector>
+
+class QLabel;
+class QLineEdit;
+
+namespace gui::graph {
+
+class AsyncLayout;
+class GraphScene;
+class MiniMap;
+class ZoomView;
+
+/// Shows one ViewGraph at a time. Signals are the scene's (GraphScene::itemSelected,
+/// GraphScene::groupActivated), reachable through scene().
+class GraphViewWidget : public QWidget {
+    Q_OBJECT
+public:
+    explicit GraphViewWidget(QWidget* parent = nullptr);
+    ~GraphViewWidget() override;
+
+    /// Shows `view`: requests its layout (status "laying out…" until it arrives) and replaces the
+    /// scene when it does. A later setView() supersedes one still laying out.
+    void setView(const engine::view::ViewGraph& view);
+    /// Fits the whole graph into the canvas (never past 1x); fine on an empty scene.
+    void fitAll();
+    /// Finds the next item whose name or detail contains `text` (case-insensitive), after the last
+    /// match of the same text; selects it, centres it and emits the scene's itemSelected. Returns
+    /// its ViewItem index, -1 when nothing matches.
+    int findNext(const QString& text);
+
+    GraphScene* scene() const { return m_scene; }
+    ZoomView* canvas() const { return m_canvas; }
+    AsyncLayout* layouter() const { return m_layout; }
+    QString statusText() const;
+
+signals:
+    /// The requested view is on screen (or its layout failed and the status line says why).
+    void viewShown();
+
+protected:
+    void resizeEvent(QResizeEvent* event) override;
+    void showEvent(QShowEvent* event) override;
+
+private:
+    void onLayoutReady(const QString& key, std::shared_ptr<const LayoutResult> layout);
+    void onLayoutFailed(const QString& key, const QString& message);
+    void placeMiniMap();
+
+    GraphScene* m_scene;
+    ZoomView* m_canvas;
+    MiniMap* m_minimap;
+    QLineEdit* m_search;
+    QLabel* m_status;
+    AsyncLayout* m_layout;
+    engine::view::ViewGraph m_pending; ///< the view last asked for
+    bool m_fitOnShow = true; ///< fit when the first layout of a new graph arrives
+    QString m_lastQuery;
+    int m_lastMatch = -1;
+};
+
+} // namespace gui::graph
