@@ -146,6 +146,19 @@ void expectConsistent(const Graph& graph, const Grouping& gr, const ViewGraph& v
     EXPECT_EQ(total, expected);
 }
 
+// The generator names layer k's nodes `l<k>_...`: exactly those are in layer k, the rest top level.
+// `named` is the generated graph (gr may group a renamed copy of it).
+void expectGeneratedLayers(const Graph& named, const Grouping& gr)
+{
+    for (size_t i = 0; i < named.nodes.size(); ++i) {
+        const std::string& name = named.nodes[i].name;
+        int expected = -1;
+        if (name.size() > 2 && name[0] == 'l' && std::isdigit(static_cast<unsigned char>(name[1])))
+            expected = std::stoi(name.substr(1));
+        EXPECT_EQ(layerOf(gr, int(i)), expected) << name;
+    }
+}
+
 int itemOfGroup(const ViewGraph& v, int group)
 {
     for (size_t i = 0; i < v.items.size(); ++i)
@@ -170,13 +183,7 @@ TEST(GraphViewDecoder, FoldsGeneratedDecoders)
         EXPECT_EQ(stack.label, "layers 0-" + std::to_string(layers - 1) + " (x" + std::to_string(layers) + ")");
         EXPECT_EQ(int(stack.children.size()), layers);
         EXPECT_EQ(gr.roots, std::vector<int> { stack.id });
-        for (size_t i = 0; i < g.nodes.size(); ++i) {
-            const std::string& name = g.nodes[i].name;
-            int expected = -1;
-            if (name.size() > 2 && name[0] == 'l' && std::isdigit(static_cast<unsigned char>(name[1])))
-                expected = std::stoi(name.substr(1));
-            EXPECT_EQ(layerOf(gr, int(i)), expected) << name;
-        }
+        expectGeneratedLayers(g, gr);
         for (const char* top :
             { "embedding", "embed_tokens", "final_rms", "final_norm", "lm_head", "logits", "output" })
             EXPECT_EQ(gr.groupOf[size_t(g.find(top))], -1) << top;
@@ -419,6 +426,46 @@ TEST(GraphViewRepeat, RepeatedProvenanceWithoutIndices)
     ViewGraph v = buildView(g, gr, {});
     expectConsistent(g, gr, v);
     EXPECT_EQ(v.items.size(), 7u); // arg0_1, arg1_1, arg99_1, embedding, layers, head, output
+}
+
+void renameRefs(Arg& a, const Graph& g)
+{
+    if (a.kind == Arg::Kind::NodeRef)
+        a.s = g.nodes[size_t(a.node)].name;
+    for (Arg& item : a.items)
+        renameRefs(item, g);
+}
+
+// The generated decoder with every name replaced by `node_<i>` (no provenance either): the layers
+// come from the op sequence alone, also for 500 layers (about 10k nodes) in milliseconds.
+TEST(GraphViewRepeat, AnonymousDecoder)
+{
+    for (int layers : { 3, 500 }) {
+        SCOPED_TRACE(std::to_string(layers) + " layers");
+        Graph named = decoder(layers);
+        Graph g = named;
+        for (size_t i = 0; i + 1 < g.nodes.size(); ++i)
+            g.nodes[i].name = "node_" + std::to_string(i);
+        for (Node& n : g.nodes) {
+            for (Arg& a : n.args)
+                renameRefs(a, g);
+            for (auto& kv : n.kwargs)
+                renameRefs(kv.second, g);
+        }
+        ASSERT_TRUE(g.finalize().ok());
+        auto t0 = std::chrono::steady_clock::now();
+        Grouping gr = groupNodes(g);
+        double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+        std::printf(
+            "[ timing   ] %zu anonymous nodes: groupNodes %.2f ms (%s)\n", g.nodes.size(), ms, gr.method.c_str());
+        EXPECT_EQ(gr.method.rfind("repeated op sequence of ", 0), 0u) << gr.method;
+        auto stacks = groupsOfKind(gr, "layers");
+        ASSERT_EQ(stacks.size(), 1u);
+        EXPECT_EQ(gr.groups[size_t(stacks[0])].repeat, layers);
+        expectGeneratedLayers(named, gr);
+        expectConsistent(g, gr, buildView(g, gr, {}));
+        EXPECT_LT(ms, 1000.0);
+    }
 }
 
 TEST(GraphViewRepeat, NoRepetitionNoLayers)
