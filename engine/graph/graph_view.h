@@ -44,7 +44,8 @@ struct Grouping {
     std::vector<int> groupOf; ///< per node: innermost group, -1 when top level
     std::vector<int> roots; ///< top-level groups, in node order
     /// How the layers were found ("node names: layers_<n>", "repeated op sequence of 37 ops x 80",
-    /// "none"), for the status bar and the tests.
+    /// "none"), for the status bar and the tests. Names can give several stacks of layers (one
+    /// "layers" group each): "node names: encoder_layers_<n>, decoder_layers_<n>".
     std::string method;
 };
 
@@ -56,7 +57,9 @@ struct ViewItem {
     Kind kind = Kind::Node;
     int index = 0; ///< node index or group id
     std::string label; ///< node: its name; group: the group's label
-    std::string detail; ///< node: its target ("aten.mm.default"); group: "37 nodes"
+    /// node: its target ("aten.mm.default"); a placeholder: its input kind ("parameter"); the output
+    /// node: "output"; group: "37 nodes"
+    std::string detail;
     NodeRole role = NodeRole::Intermediate; ///< nodes only
     int members = 1; ///< nodes inside (1 for a node)
     bool rewritten = false; ///< a pass rewrote the node (or a node inside the group)
