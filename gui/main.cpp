@@ -1,5 +1,6 @@
 // aclgraph-inspector: with a subcommand it runs headless on the engine; without one it opens the
 // window on the given files, or on the bundled samples.
+#include "gui/app/graph_panel.h"
 #include "gui/app/main_window.h"
 #include "gui/cli/commands.h"
 
@@ -13,16 +14,20 @@
 
 int main(int argc, char** argv)
 {
-    // `--screenshot FILE` (used for docs/screenshots): save the window once the first result is
-    // shown, then quit.
-    QString screenshot;
+    // `--screenshot FILE` (docs/screenshots): save the window once what it shows has arrived, then
+    // quit. `--select LABEL`: pick the project item with that label first (a graph opens in the
+    // Graph tab, and the screenshot waits for it).
+    QString screenshot, select;
     std::vector<char*> args(argv, argv + argc);
-    for (size_t i = 1; i + 1 < args.size(); ++i)
-        if (std::string(args[i]) == "--screenshot") {
-            screenshot = QString::fromLocal8Bit(args[i + 1]);
+    for (size_t i = 1; i + 1 < args.size();) {
+        const std::string a = args[i];
+        if (a == "--screenshot" || a == "--select") {
+            (a == "--screenshot" ? screenshot : select) = QString::fromLocal8Bit(args[i + 1]);
             args.erase(args.begin() + long(i), args.begin() + long(i) + 2);
-            break;
+        } else {
+            ++i;
         }
+    }
     argc = int(args.size());
     args.push_back(nullptr);
     argv = args.data();
@@ -42,12 +47,15 @@ int main(int argc, char** argv)
     }
     gui::MainWindow window(files);
     if (!screenshot.isEmpty()) {
-        // Once both the first simulation and the project outline (after any import) are on screen.
-        auto ready = std::make_shared<std::pair<bool, bool>>(false, false);
-        auto shoot = [&window, screenshot, ready] {
-            if (!ready->first || !ready->second)
+        struct Waiting {
+            bool result, project = true, graph;
+            bool done = false;
+        };
+        auto wait = std::make_shared<Waiting>(Waiting { window.scenarioCount() > 0, true, !select.isEmpty() });
+        auto shoot = [&window, screenshot, wait] {
+            if (wait->done || wait->result || wait->project || wait->graph)
                 return;
-            ready->first = false; // once
+            wait->done = true;
             QTimer::singleShot(300, &window, [&window, screenshot] {
                 const bool saved = window.grab().save(screenshot);
                 if (!saved)
@@ -55,12 +63,22 @@ int main(int argc, char** argv)
                 QApplication::exit(saved ? 0 : 1);
             });
         };
-        QObject::connect(&window, &gui::MainWindow::resultShown, &window, [ready, shoot] {
-            ready->first = true;
+        QObject::connect(&window, &gui::MainWindow::resultShown, &window, [wait, shoot] {
+            wait->result = false;
             shoot();
         });
-        QObject::connect(&window, &gui::MainWindow::projectShown, &window, [&window, ready, shoot] {
-            ready->second = ready->second || !window.importRunning();
+        QObject::connect(&window, &gui::MainWindow::projectShown, &window, [&window, wait, shoot, select] {
+            if (window.importRunning() || !wait->project)
+                return;
+            wait->project = false;
+            if (!select.isEmpty() && !window.selectProjectItem(select)) {
+                std::cerr << "error: no project item labelled " << select.toStdString() << "\n";
+                wait->graph = false;
+            }
+            shoot();
+        });
+        QObject::connect(window.graphPanel(), &gui::GraphPanel::graphShown, &window, [wait, shoot] {
+            wait->graph = false;
             shoot();
         });
     }

@@ -3,6 +3,7 @@
 #include "engine/report/simulation_report.h"
 #include "engine/runtime/simulator.h"
 #include "engine/scenario/load.h"
+#include "gui/app/graph_panel.h"
 
 #include <QFileInfo>
 #include <QFutureWatcher>
@@ -13,6 +14,7 @@
 #include <QSettings>
 #include <QSplitter>
 #include <QStatusBar>
+#include <QTabWidget>
 #include <QTableWidget>
 #include <QVBoxLayout>
 #include <QtConcurrent>
@@ -71,9 +73,13 @@ MainWindow::MainWindow(const QStringList& files, QWidget* parent)
     right->addWidget(m_hazards);
     right->addWidget(m_log);
     right->setSizes({ 360, 140, 300 });
+    m_graphPanel = new GraphPanel;
+    m_tabs = new QTabWidget;
+    m_tabs->addTab(right, "Run");
+    m_tabs->addTab(m_graphPanel, "Graph");
     auto* split = new QSplitter(Qt::Horizontal);
     split->addWidget(m_files);
-    split->addWidget(right);
+    split->addWidget(m_tabs);
     split->setSizes({ 260, 1020 });
     auto* central = new QWidget;
     auto* layout = new QVBoxLayout(central);
@@ -99,6 +105,11 @@ MainWindow::MainWindow(const QStringList& files, QWidget* parent)
 }
 
 MainWindow::~MainWindow() = default;
+
+int MainWindow::scenarioCount() const
+{
+    return m_files->count();
+}
 
 void MainWindow::openScenario(const QString& path)
 {

@@ -13,6 +13,7 @@ class QListWidget;
 class QMenu;
 class QPlainTextEdit;
 class QProgressBar;
+class QTabWidget;
 class QTableWidget;
 class QToolButton;
 class QTreeView;
@@ -23,6 +24,7 @@ struct Simulation;
 
 namespace gui {
 
+class GraphPanel;
 class ProjectModel;
 
 class MainWindow : public QMainWindow {
@@ -41,7 +43,13 @@ public:
     void importFiles(const QStringList& paths);
     QString projectPath() const { return m_projectPath; }
     bool importRunning() const { return m_import->running(); }
+    /// Scenario and graph files listed for simulation.
+    int scenarioCount() const;
+    /// Makes the first project item (depth first) whose label is `label` current, as a click would.
+    bool selectProjectItem(const QString& label);
     ProjectModel* projectModel() const { return m_projectModel; }
+    GraphPanel* graphPanel() const { return m_graphPanel; }
+    QTreeView* projectTree() const { return m_projectTree; }
 
     /// The project file opened when none is given: the bundled samples, imported on first use.
     static QString defaultProjectPath();
@@ -76,6 +84,8 @@ private:
     QLabel* m_banner = nullptr;
     int m_generation = 0; ///< results of an older request are dropped
 
+    QTabWidget* m_tabs = nullptr;
+    GraphPanel* m_graphPanel = nullptr;
     QString m_projectPath;
     ProjectModel* m_projectModel = nullptr;
     QTreeView* m_projectTree = nullptr;

@@ -1,5 +1,6 @@
 // MainWindow's project side: the Project dock over the project outline, opening and remembering
 // projects, and importing (menu, command line, drag and drop) off the UI thread.
+#include "gui/app/graph_panel.h"
 #include "gui/app/main_window.h"
 #include "gui/app/project_model.h"
 #include "storage/project_db.h"
@@ -22,6 +23,7 @@
 #include <QSettings>
 #include <QStandardPaths>
 #include <QStatusBar>
+#include <QTabWidget>
 #include <QToolButton>
 #include <QTreeView>
 #include <QtConcurrent>
@@ -77,6 +79,15 @@ void MainWindow::buildProjectDock()
     m_projectTree->header()->setSectionResizeMode(0, QHeaderView::ResizeToContents);
     m_projectTree->setToolTip("Drop files or folders here (FX graphs, scenarios, output_code.py, "
                               "TORCH_COMPILE_DEBUG folders, .torchair_cache) to import them");
+    // A graph picked in the project is drawn in the Graph tab.
+    connect(m_projectTree->selectionModel(), &QItemSelectionModel::currentChanged, this,
+        [this](const QModelIndex& current) {
+            const QString kind = current.data(ProjectModel::KindRole).toString();
+            if (kind != "graph" && kind != "stage" && kind != "pass_result")
+                return;
+            m_tabs->setCurrentWidget(m_graphPanel);
+            m_graphPanel->showGraph(m_projectPath, current.data(ProjectModel::IdRole).toLongLong());
+        });
     m_projectDock = new QDockWidget("Project", this);
     m_projectDock->setObjectName("projectDock");
     m_projectDock->setWidget(m_projectTree);
@@ -231,6 +242,17 @@ void MainWindow::onImportFinished(const QVector<ImportOutcome>& outcomes, const 
         10000);
     reloadOutline();
     emit importFinished();
+}
+
+bool MainWindow::selectProjectItem(const QString& label)
+{
+    const QModelIndexList found = m_projectModel->match(
+        m_projectModel->index(0, 0), Qt::DisplayRole, label, 1, Qt::MatchExactly | Qt::MatchRecursive | Qt::MatchWrap);
+    if (found.isEmpty())
+        return false;
+    m_projectTree->scrollTo(found.front());
+    m_projectTree->setCurrentIndex(found.front());
+    return true;
 }
 
 void MainWindow::dragEnterEvent(QDragEnterEvent* event)

@@ -1,0 +1,112 @@
+// The Graph tab: a stored 8-layer decoder opens folded, a double-clicked group expands and folds
+// again, and picking a graph in the Project view shows it in the window.
+#include "engine/scenario/decoder_generator.h"
+#include "gui/app/graph_panel.h"
+#include "gui/app/main_window.h"
+#include "gui/app/project_model.h"
+#include "gui/graph/graph_scene.h"
+#include "gui/graph/graph_view_widget.h"
+#include "storage/graph_store.h"
+#include "storage/importer.h"
+#include "storage/project_db.h"
+
+#include <QLabel>
+#include <QSignalSpy>
+#include <QStandardPaths>
+#include <QTabWidget>
+#include <QTemporaryDir>
+#include <QTreeView>
+#include <QtTest>
+#include <fstream>
+
+class GraphPanelTest : public QObject {
+    Q_OBJECT
+private slots:
+    void initTestCase();
+    void opensFoldedAndExpands();
+    void projectSelectionShowsTheGraph();
+
+private:
+    QTemporaryDir m_dir;
+    QString m_project;
+    qlonglong m_decode = 0;
+};
+
+void GraphPanelTest::initTestCase()
+{
+    QStandardPaths::setTestModeEnabled(true);
+    QVERIFY(m_dir.isValid());
+    engine::scenario::DecoderSpec spec;
+    spec.layers = 8;
+    const std::string scenario = m_dir.filePath("decoder8.json").toStdString();
+    std::ofstream(scenario) << engine::scenario::decoderScenarioJson(spec, "{}", { 1, 2 }, 2, "decoder8");
+    m_project = m_dir.filePath("p.aclgi");
+    auto results = storage::importPaths(m_project.toStdString(), { scenario });
+    QVERIFY(results.ok());
+    QCOMPARE((*results)[0].status, storage::SourceResult::Status::Imported);
+    auto db = storage::openProject(m_project.toStdString());
+    QVERIFY(db.ok());
+    auto graphs = storage::listGraphs(*db);
+    QVERIFY(graphs.ok());
+    for (const auto& g : *graphs)
+        if (g.name == "decode" && g.role == "graph")
+            m_decode = g.id;
+    QVERIFY(m_decode > 0);
+}
+
+void GraphPanelTest::opensFoldedAndExpands()
+{
+    gui::GraphPanel panel;
+    panel.resize(900, 700);
+    panel.show();
+    QSignalSpy shown(&panel, &gui::GraphPanel::graphShown);
+    panel.showGraph(m_project, m_decode);
+    QVERIFY(shown.wait(20000));
+    const auto* grouping = panel.grouping();
+    QVERIFY(grouping);
+    int layers = -1;
+    for (const auto& g : grouping->groups)
+        if (g.kind == "layers")
+            layers = g.id;
+    QVERIFY(layers >= 0);
+    QCOMPARE(grouping->groups[size_t(layers)].repeat, 8);
+    const size_t folded = panel.currentView().items.size();
+    QVERIFY(folded < 20);
+    QCOMPARE(panel.view()->scene()->selectedItem(), -1);
+
+    // Double-clicking the group (what GraphScene::groupActivated reports) expands it: one item per layer.
+    emit panel.view()->scene()->groupActivated(layers);
+    QVERIFY(shown.wait(20000));
+    QCOMPARE(panel.currentView().items.size(), folded - 1 + 8);
+    QVERIFY(panel.expanded().count(layers));
+    // And again folds it.
+    panel.toggleGroup(layers);
+    QVERIFY(shown.wait(20000));
+    QCOMPARE(panel.currentView().items.size(), folded);
+
+    // A graph id that is not there: the title says so, no crash.
+    panel.showGraph(m_project, 987654);
+    QVERIFY(shown.wait(20000));
+    QVERIFY(panel.findChild<QLabel*>("graphTitle")->text().contains("987654"));
+    QCOMPARE(panel.currentView().items.size(), size_t(0));
+}
+
+void GraphPanelTest::projectSelectionShowsTheGraph()
+{
+    gui::MainWindow window({ m_project });
+    QSignalSpy project(&window, &gui::MainWindow::projectShown);
+    window.show();
+    QVERIFY(project.wait(20000));
+    gui::ProjectModel* model = window.projectModel();
+    const QModelIndex decode = model->find("graph", m_decode);
+    QVERIFY(decode.isValid());
+    QSignalSpy shown(window.graphPanel(), &gui::GraphPanel::graphShown);
+    window.projectTree()->setCurrentIndex(decode);
+    QVERIFY(shown.wait(20000));
+    QCOMPARE(window.findChild<QTabWidget*>()->currentWidget(), window.graphPanel());
+    QVERIFY(window.graphPanel()->findChild<QLabel*>("graphTitle")->text().startsWith("decode:"));
+    QVERIFY(!window.graphPanel()->currentView().items.empty());
+}
+
+QTEST_MAIN(GraphPanelTest)
+#include "graph_panel_test.moc"
