@@ -8,7 +8,8 @@ set -euo pipefail
 PACKAGES=(
     build-essential cmake ninja-build pkg-config   # toolchain (gcc/g++, incl. ASan/UBSan runtimes)
     qtbase5-dev libqt5svg5-dev                     # Qt5 Widgets/Test + SVG for the GUI
-    libgraphviz-dev                                # graph layout for the GUI
+    libgraphviz-dev                                # graph layout for the GUI (the library, in process)
+    graphviz                                       # the dot program: only the benchmark baseline runs it
     libsqlite3-dev sqlite3                         # storage layer
     libgtest-dev libgmock-dev                      # GoogleTest
     libbenchmark-dev                               # Google Benchmark

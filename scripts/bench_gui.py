@@ -1,0 +1,68 @@
+#!/usr/bin/env python3
+"""Time to first paint of the Graph tab against Graphviz's `dot` laying out the same graph unfolded.
+
+Usage: scripts/bench_gui.py BUILD_DIR [--runs N] [--dot-timeout S]
+
+Runs BUILD_DIR/bench/aclgi_gui_bench offscreen. It imports a generated 80-layer decoder into a fresh
+project and opens its decode graph (2,173 nodes) in a fresh Graph panel N times. Each time it
+measures from showGraph() to the first paint of the laid-out folded view: loading from the
+database, grouping, the Graphviz layout off the UI thread, building the scene and painting. The
+first run is cold (Graphviz's context, empty layout cache); later runs reuse the cached layout.
+
+In the same run it times the `dot` program laying out the full graph (every node, every edge; the
+file the benchmark wrote) with -Tplain, stopped after --dot-timeout seconds (default 120). The
+ratio is then a lower bound. The app itself never runs `dot`: this is only the baseline.
+"""
+import argparse
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("build")
+    ap.add_argument("--runs", type=int, default=5)
+    ap.add_argument("--dot-timeout", type=float, default=120.0)
+    args = ap.parse_args()
+    exe = os.path.join(args.build, "bench", "aclgi_gui_bench")
+    if not os.access(exe, os.X_OK):
+        print(f"bench_gui.py: {exe} was not built", file=sys.stderr)
+        return 1
+    if not shutil.which("dot"):
+        print("bench_gui.py: the dot program is not installed (scripts/install-deps.sh installs graphviz)")
+        return 1
+    env = dict(os.environ, QT_QPA_PLATFORM="offscreen")
+    with tempfile.TemporaryDirectory(prefix="aclgi-gui-bench-") as work:
+        done = subprocess.run([exe, work, str(args.runs)], env=env, capture_output=True, text=True, timeout=600)
+        if done.returncode != 0:
+            print(f"bench_gui.py: aclgi_gui_bench failed: {done.stderr.strip()[-500:]}", file=sys.stderr)
+            return 1
+        result = json.loads(done.stdout.strip().splitlines()[-1])
+        t0 = time.perf_counter()
+        try:
+            subprocess.run(["dot", "-Tplain", "-o", os.devnull, result["dot_file"]], timeout=args.dot_timeout,
+                           check=True, capture_output=True)
+            dot_s, finished = time.perf_counter() - t0, True
+        except subprocess.TimeoutExpired:
+            dot_s, finished = args.dot_timeout, False
+    paints = result["first_paint_ms"]
+    cold, warm = paints[0] / 1e3, (sorted(paints[1:])[len(paints[1:]) // 2] / 1e3 if len(paints) > 1 else None)
+    bound = "" if finished else ">= "
+    print()
+    print(f"Graph tab, 80-layer decoder decode graph: {result['nodes']} nodes, {result['edges']} edges, "
+          f"folded to {result['folded_items']} items")
+    print(f"  first paint, cold:            {cold * 1e3:9.1f} ms")
+    if warm is not None:
+        print(f"  first paint, cached layout:   {warm * 1e3:9.1f} ms (median of {len(paints) - 1})")
+    print(f"  dot -Tplain, full graph:      {bound}{dot_s:9.1f} s" + ("" if finished else " (stopped)"))
+    print(f"  ratio dot / first paint cold: {bound}{dot_s / cold:.0f}x")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
