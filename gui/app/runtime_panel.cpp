@@ -1,0 +1,455 @@
+#include "gui/app/runtime_panel.h"
+
+#include "gui/app/memory_chart.h"
+#include "gui/app/memory_view.h"
+#include "storage/project_db.h"
+
+#include <QFutureWatcher>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QLabel>
+#include <QPlainTextEdit>
+#include <QScrollArea>
+#include <QShortcut>
+#include <QSlider>
+#include <QSplitter>
+#include <QStyle>
+#include <QTableWidget>
+#include <QTimer>
+#include <QToolButton>
+#include <QVBoxLayout>
+#include <QtConcurrent>
+
+namespace gui {
+
+struct RuntimePanel::Loaded {
+    std::shared_ptr<const storage::StoredRun> run;
+    std::shared_ptr<storage::Database> db;
+    QString error;
+};
+
+namespace {
+
+QToolButton* button(QWidget* parent, QStyle::StandardPixmap icon, const QString& tip)
+{
+    auto* b = new QToolButton(parent);
+    b->setIcon(parent->style()->standardIcon(icon));
+    b->setToolTip(tip);
+    b->setAutoRaise(true);
+    return b;
+}
+
+QString runTitle(const storage::RunRow& r)
+{
+    QString t = QString("Run %1 · %2 · %3 calls · %4 events · %5 captures, %6 recaptures, %7 replays")
+                    .arg(r.id)
+                    .arg(QString::fromStdString(r.scenarioName.empty() ? r.scenarioPath : r.scenarioName))
+                    .arg(r.calls)
+                    .arg(r.events)
+                    .arg(r.captures)
+                    .arg(r.recaptures)
+                    .arg(r.replays);
+    if (r.eagerCalls)
+        t += QString(", %1 eager").arg(r.eagerCalls);
+    if (r.hazards)
+        t += QString(" · %1 hazard%2").arg(r.hazards).arg(r.hazards == 1 ? "" : "s");
+    if (r.outOfMemory)
+        t += " · out of memory";
+    return t;
+}
+
+} // namespace
+
+RuntimePanel::RuntimePanel(QWidget* parent)
+    : QWidget(parent)
+    , m_title(new QLabel("Pick a run in the Project view."))
+    , m_position(new QLabel)
+    , m_slider(new QSlider(Qt::Horizontal))
+    , m_playButton(nullptr)
+    , m_summary(new QLabel)
+    , m_inputs(new QTableWidget(0, 3))
+    , m_log(new QPlainTextEdit)
+    , m_memory(new MemoryView)
+    , m_chart(new MemoryChart)
+    , m_timer(new QTimer(this))
+    , m_fetcher(new MemoryFetcher(this))
+{
+    setFocusPolicy(Qt::StrongFocus);
+    m_title->setObjectName("runtimeTitle");
+    m_title->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_title->setWordWrap(true);
+    m_position->setObjectName("runtimePosition");
+    m_position->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_position->setMinimumWidth(260);
+    m_summary->setObjectName("runtimeSummary");
+    m_summary->setWordWrap(true);
+    m_summary->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_summary->setAlignment(Qt::AlignTop | Qt::AlignLeft);
+    m_inputs->setObjectName("runtimeInputs");
+    m_inputs->setHorizontalHeaderLabels({ "input", "action", "bytes" });
+    m_inputs->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+    m_inputs->horizontalHeader()->setSectionResizeMode(0, QHeaderView::Stretch);
+    m_inputs->verticalHeader()->setDefaultSectionSize(QFontMetrics(font()).height() + 6);
+    m_inputs->verticalHeader()->hide();
+    m_inputs->setEditTriggers(QAbstractItemView::NoEditTriggers);
+    m_inputs->setFocusPolicy(Qt::NoFocus);
+    m_log->setObjectName("runtimeLog");
+    m_log->setReadOnly(true);
+    m_log->setLineWrapMode(QPlainTextEdit::WidgetWidth);
+    m_log->setFocusPolicy(Qt::ClickFocus);
+    m_slider->setObjectName("runtimeSlider");
+    m_slider->setEnabled(false);
+    m_slider->setFocusPolicy(Qt::NoFocus);
+    m_timer->setInterval(250);
+
+    auto* first = button(this, QStyle::SP_MediaSkipBackward, "First event (Home)");
+    auto* prevCall = button(this, QStyle::SP_MediaSeekBackward, "Previous call (Shift+Left, PgUp)");
+    auto* back = button(this, QStyle::SP_ArrowLeft, "Previous event (Left)");
+    m_playButton = button(this, QStyle::SP_MediaPlay, "Play / pause (Space)");
+    auto* forward = button(this, QStyle::SP_ArrowRight, "Next event (Right)");
+    auto* nextCallButton = button(this, QStyle::SP_MediaSeekForward, "Next call (Shift+Right, PgDown)");
+    auto* last = button(this, QStyle::SP_MediaSkipForward, "Last event (End)");
+    for (auto* b : { first, prevCall, back, m_playButton, forward, nextCallButton, last })
+        b->setFocusPolicy(Qt::NoFocus);
+    auto* controls = new QHBoxLayout;
+    controls->setContentsMargins(0, 0, 0, 0);
+    for (auto* b : { first, prevCall, back, m_playButton, forward, nextCallButton, last })
+        controls->addWidget(b);
+    controls->addWidget(m_slider, 1);
+    controls->addWidget(m_position);
+
+    auto* details = new QWidget;
+    auto* detailsLayout = new QVBoxLayout(details);
+    detailsLayout->setContentsMargins(0, 0, 0, 0);
+    detailsLayout->addWidget(m_summary);
+    auto* inputsLabel = new QLabel("Input actions");
+    inputsLabel->setObjectName("runtimeInputsLabel");
+    detailsLayout->addWidget(inputsLabel);
+    detailsLayout->addWidget(m_inputs, 1);
+    detailsLayout->addWidget(new QLabel("TorchAir log"));
+    detailsLayout->addWidget(m_log, 1);
+    connect(this, &RuntimePanel::stepChanged, inputsLabel, [this, inputsLabel] {
+        const bool update = currentEvent() && currentEvent()->kind == engine::runtime::EventKind::InputUpdate;
+        inputsLabel->setVisible(update);
+        m_inputs->setVisible(update);
+    });
+
+    auto* scroll = new QScrollArea;
+    scroll->setWidget(m_memory);
+    scroll->setWidgetResizable(true);
+    scroll->setFrameShape(QFrame::NoFrame);
+    auto* memory = new QWidget;
+    auto* memoryLayout = new QVBoxLayout(memory);
+    memoryLayout->setContentsMargins(0, 0, 0, 0);
+    memoryLayout->addWidget(scroll, 1);
+    memoryLayout->addWidget(m_chart);
+
+    auto* splitter = new QSplitter(Qt::Horizontal);
+    splitter->addWidget(details);
+    splitter->addWidget(memory);
+    splitter->setStretchFactor(0, 0);
+    splitter->setStretchFactor(1, 1);
+    splitter->setSizes({ 380, 900 });
+
+    auto* layout = new QVBoxLayout(this);
+    layout->setContentsMargins(4, 4, 4, 4);
+    layout->addWidget(m_title);
+    layout->addLayout(controls);
+    layout->addWidget(splitter, 1);
+
+    connect(first, &QToolButton::clicked, this, [this] { setStep(0); });
+    connect(prevCall, &QToolButton::clicked, this, &RuntimePanel::previousCall);
+    connect(back, &QToolButton::clicked, this, &RuntimePanel::stepBack);
+    connect(m_playButton, &QToolButton::clicked, this, &RuntimePanel::togglePlay);
+    connect(forward, &QToolButton::clicked, this, &RuntimePanel::stepForward);
+    connect(nextCallButton, &QToolButton::clicked, this, &RuntimePanel::nextCall);
+    connect(last, &QToolButton::clicked, this, [this] { setStep(eventCount() - 1); });
+    connect(m_slider, &QSlider::valueChanged, this, &RuntimePanel::setStep);
+    connect(m_chart, &MemoryChart::eventPicked, this, &RuntimePanel::setStep);
+    connect(m_timer, &QTimer::timeout, this, [this] {
+        if (m_step + 1 >= eventCount())
+            pause();
+        else
+            stepForward();
+        if (m_step + 1 >= eventCount())
+            pause();
+    });
+    connect(m_fetcher, &MemoryFetcher::ready, this, &RuntimePanel::showMemory);
+    connect(m_memory, &MemoryView::blockClicked, this, [this](int, int, int, const engine::runtime::OwnerInfo* owner) {
+        emit blockSelected(owner ? QString::fromStdString(owner->tensor) : QString(),
+            owner ? QString::fromStdString(owner->graph) : QString());
+    });
+
+    auto shortcut = [this](const QKeySequence& keys, auto slot) {
+        auto* s = new QShortcut(keys, this);
+        s->setContext(Qt::WidgetWithChildrenShortcut);
+        connect(s, &QShortcut::activated, this, slot);
+    };
+    shortcut(Qt::Key_Right, [this] { stepForward(); });
+    shortcut(Qt::Key_Left, [this] { stepBack(); });
+    shortcut(Qt::SHIFT + Qt::Key_Right, [this] { nextCall(); });
+    shortcut(Qt::SHIFT + Qt::Key_Left, [this] { previousCall(); });
+    shortcut(Qt::Key_PageDown, [this] { nextCall(); });
+    shortcut(Qt::Key_PageUp, [this] { previousCall(); });
+    shortcut(Qt::Key_Space, [this] { togglePlay(); });
+    shortcut(Qt::Key_Home, [this] { setStep(0); });
+    shortcut(Qt::Key_End, [this] { setStep(eventCount() - 1); });
+}
+
+RuntimePanel::~RuntimePanel() = default;
+
+void RuntimePanel::showRun(const QString& dbPath, qlonglong runId)
+{
+    pause();
+    const int generation = ++m_generation;
+    m_title->setText(QString("Loading run %1 ...").arg(runId));
+    auto* watcher = new QFutureWatcher<std::shared_ptr<const Loaded>>(this);
+    connect(watcher, &QFutureWatcher<std::shared_ptr<const Loaded>>::finished, this, [this, watcher, generation] {
+        auto loaded = watcher->result();
+        watcher->deleteLater();
+        if (generation == m_generation)
+            showLoaded(loaded);
+    });
+    watcher->setFuture(QtConcurrent::run([dbPath, runId]() -> std::shared_ptr<const Loaded> {
+        auto out = std::make_shared<Loaded>();
+        storage::Database::OpenOptions readOnly;
+        readOnly.readOnly = true;
+        readOnly.create = false;
+        auto db = storage::openProject(dbPath.toStdString(), readOnly);
+        if (!db) {
+            out->error = QString::fromStdString(db.error().toString());
+            return out;
+        }
+        auto run = storage::readRun(*db, runId);
+        if (!run) {
+            out->error = QString::fromStdString(run.error().toString());
+            return out;
+        }
+        out->run = std::make_shared<const storage::StoredRun>(std::move(run.value()));
+        out->db = std::make_shared<storage::Database>(std::move(db.value()));
+        return out;
+    }));
+}
+
+void RuntimePanel::showLoaded(const std::shared_ptr<const Loaded>& loaded)
+{
+    m_run = loaded->run;
+    m_error = loaded->error;
+    m_step = -1;
+    const int events = eventCount();
+    m_fetcher->reset(loaded->db, m_run ? m_run->row.id : 0, events);
+    // The memory view shares the run's owners and pools through an aliasing pointer.
+    m_memory->setSimulation(m_run ? std::shared_ptr<const engine::runtime::Simulation>(m_run, &m_run->sim) : nullptr);
+    {
+        const QSignalBlocker block(m_slider);
+        m_slider->setRange(0, std::max(0, events - 1));
+        m_slider->setValue(0);
+        m_slider->setEnabled(events > 0);
+    }
+    std::vector<uint64_t> reserved, allocated;
+    if (m_run)
+        for (const auto& e : m_run->sim.events) {
+            reserved.push_back(e.deviceReserved);
+            allocated.push_back(e.deviceAllocated);
+        }
+    m_chart->setSeries(std::move(reserved), std::move(allocated), m_run ? m_run->sim.capacityBytes : 0);
+    if (!m_run) {
+        m_title->setText(m_error);
+        m_position->clear();
+        m_summary->clear();
+        m_log->clear();
+        m_inputs->setRowCount(0);
+        m_memory->clear("No run.");
+        emit runShown();
+        return;
+    }
+    m_title->setText(runTitle(m_run->row));
+    if (events == 0) {
+        m_position->setText("no events");
+        m_memory->clear("The run has no events.");
+    } else {
+        displayEvent(0);
+    }
+    emit runShown();
+}
+
+int RuntimePanel::eventCount() const
+{
+    return m_run ? int(m_run->sim.events.size()) : 0;
+}
+
+const engine::runtime::Event* RuntimePanel::currentEvent() const
+{
+    if (!m_run || m_step < 0 || m_step >= eventCount())
+        return nullptr;
+    return &m_run->sim.events[size_t(m_step)];
+}
+
+bool RuntimePanel::playing() const
+{
+    return m_timer->isActive();
+}
+
+const std::vector<engine::runtime::PoolSnapshot>& RuntimePanel::shown() const
+{
+    return m_memory->shown();
+}
+
+QRect RuntimePanel::blockRect(int pool, int segment, int block) const
+{
+    return m_memory->blockRect(pool, segment, block);
+}
+
+void RuntimePanel::setStep(int event)
+{
+    if (eventCount() == 0)
+        return;
+    event = std::clamp(event, 0, eventCount() - 1);
+    if (event != m_step)
+        displayEvent(event);
+}
+
+void RuntimePanel::stepForward()
+{
+    setStep(m_step + 1);
+}
+
+void RuntimePanel::stepBack()
+{
+    setStep(m_step - 1);
+}
+
+int RuntimePanel::callOf(int event) const
+{
+    // Run-level events (call -1) belong to the call before them, if any.
+    for (int i = event; i >= 0; --i)
+        if (m_run->sim.events[size_t(i)].call >= 0)
+            return m_run->sim.events[size_t(i)].call;
+    return -1;
+}
+
+void RuntimePanel::nextCall()
+{
+    if (!m_run || m_run->sim.calls.empty())
+        return;
+    const int call = callOf(m_step);
+    for (const auto& c : m_run->sim.calls)
+        if (c.index > call && c.eventCount > 0) {
+            setStep(c.firstEvent);
+            return;
+        }
+    setStep(eventCount() - 1);
+}
+
+void RuntimePanel::previousCall()
+{
+    if (!m_run || m_run->sim.calls.empty())
+        return;
+    int target = 0;
+    for (const auto& c : m_run->sim.calls)
+        if (c.eventCount > 0 && c.firstEvent < m_step)
+            target = c.firstEvent;
+    setStep(target);
+}
+
+void RuntimePanel::play()
+{
+    if (eventCount() == 0 || playing())
+        return;
+    if (m_step + 1 >= eventCount())
+        setStep(0);
+    m_timer->start();
+    m_playButton->setIcon(style()->standardIcon(QStyle::SP_MediaPause));
+    emit playingChanged(true);
+}
+
+void RuntimePanel::pause()
+{
+    if (!playing())
+        return;
+    m_timer->stop();
+    m_playButton->setIcon(style()->standardIcon(QStyle::SP_MediaPlay));
+    emit playingChanged(false);
+}
+
+void RuntimePanel::togglePlay()
+{
+    playing() ? pause() : play();
+}
+
+QString RuntimePanel::positionText() const
+{
+    const engine::runtime::Event* e = currentEvent();
+    if (!e)
+        return {};
+    QStringList parts;
+    if (e->call >= 0)
+        parts << QString("call %1").arg(e->call);
+    parts << QString("event %1/%2").arg(e->index + 1).arg(eventCount());
+    QString what = engine::runtime::eventKindName(e->kind);
+    if (!e->graph.empty())
+        what += " " + QString::fromStdString(e->graph);
+    if (!e->key.empty())
+        what += " key " + QString::fromStdString(e->key);
+    parts << what;
+    return parts.join(" · ");
+}
+
+void RuntimePanel::displayEvent(int event)
+{
+    m_step = event;
+    const engine::runtime::Event& e = m_run->sim.events[size_t(event)];
+    {
+        const QSignalBlocker block(m_slider);
+        m_slider->setValue(event);
+    }
+    m_chart->setCursor(event);
+    m_position->setText(positionText());
+    QString summary = QString::fromStdString(e.summary).toHtmlEscaped();
+    if (e.hazard >= 0 && e.hazard < int(m_run->sim.hazards.size())) {
+        const auto& h = m_run->sim.hazards[size_t(e.hazard)];
+        summary += QString("<br><b style='color:#b03030'>%1</b>: %2")
+                       .arg(engine::runtime::hazardKindName(h.kind))
+                       .arg(QString::fromStdString(h.message).toHtmlEscaped());
+    }
+    m_summary->setText(summary);
+    QStringList log;
+    for (const auto& l : e.log)
+        log << (l.category.empty()
+                ? QString("[%1] %2").arg(engine::runtime::logLevelName(l.level), QString::fromStdString(l.text))
+                : QString("%1: %2").arg(QString::fromStdString(l.category), QString::fromStdString(l.text)));
+    m_log->setPlainText(log.join("\n"));
+    m_inputs->setRowCount(int(e.inputs.size()));
+    for (int i = 0; i < int(e.inputs.size()); ++i) {
+        const auto& in = e.inputs[size_t(i)];
+        auto* input = new QTableWidgetItem(QString::fromStdString(in.input));
+        auto* action = new QTableWidgetItem(QString::fromStdString(in.action));
+        auto* bytes = new QTableWidgetItem(in.bytes ? formatBytes(in.bytes) : QString("-"));
+        const QString detail = QString::fromStdString(in.detail);
+        for (auto* item : { input, action, bytes })
+            item->setToolTip(detail);
+        bytes->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
+        bytes->setData(Qt::UserRole, QVariant::fromValue<qulonglong>(in.bytes));
+        m_inputs->setItem(i, 0, input);
+        m_inputs->setItem(i, 1, action);
+        m_inputs->setItem(i, 2, bytes);
+    }
+    if (MemorySnapshot cached = m_fetcher->request(event))
+        showMemory(event, cached, QString());
+    else if (!m_memory->shown().empty())
+        m_memory->setStale(true);
+    emit stepChanged(event);
+}
+
+void RuntimePanel::showMemory(int event, const MemorySnapshot& pools, const QString& error)
+{
+    if (event != m_step)
+        return;
+    if (pools)
+        m_memory->setMemory(event, pools);
+    else
+        m_memory->clear(error);
+    emit memoryShown(event);
+}
+
+} // namespace gui

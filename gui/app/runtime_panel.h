@@ -1,0 +1,111 @@
+#pragma once
+/// The Runtime tab: a stored simulation run stepped event by event. A position line ("call 3 · event
+/// 17/59 · replay graph_2 key {4}", calls numbered as the engine's texts number them, events from 1),
+/// the event's summary and TorchAir log lines, the per-input actions of an input update, the Memory
+/// view (device memory after the event, gui/app/memory_view.h) and a chart of device reserved and
+/// allocated bytes over the run (gui/app/memory_chart.h).
+///
+/// The run (storage::readRun) is read off the UI thread; so is memory per step (storage::memoryAt,
+/// through MemoryFetcher with a small cache): while a step is being read the previous one stays on
+/// screen, greyed. Keys, when the panel or a child has focus: Right/Left one event, Shift+Right/Left
+/// or PgDown/PgUp one call, Space play/pause, Home/End first/last event.
+#include "gui/app/memory_fetcher.h"
+#include "storage/run_store.h"
+
+#include <QRect>
+#include <QWidget>
+#include <memory>
+
+class QLabel;
+class QPlainTextEdit;
+class QSlider;
+class QTableWidget;
+class QTimer;
+class QToolButton;
+
+namespace gui {
+
+class MemoryChart;
+class MemoryView;
+
+class RuntimePanel : public QWidget {
+    Q_OBJECT
+public:
+    explicit RuntimePanel(QWidget* parent = nullptr);
+    ~RuntimePanel() override;
+
+    /// Loads run `runId` of the project at `dbPath` (off the UI thread) and shows its first event;
+    /// runShown follows (also when it failed: errorText() then says why).
+    void showRun(const QString& dbPath, qlonglong runId);
+    /// Goes to event `event` (clamped to the run's events).
+    void setStep(int event);
+    /// The event shown, -1 when no run is.
+    int step() const { return m_step; }
+    int eventCount() const;
+    /// The event shown, nullptr when no run is.
+    const engine::runtime::Event* currentEvent() const;
+    /// The run shown, nullptr before one is loaded or when loading failed.
+    const storage::StoredRun* run() const { return m_run.get(); }
+
+    /// The position line of the current event (see the file comment).
+    QString positionText() const;
+    /// Why the last showRun failed; empty when it did not.
+    QString errorText() const { return m_error; }
+    bool playing() const;
+
+    MemoryView* memoryView() const { return m_memory; }
+    MemoryChart* memoryChart() const { return m_chart; }
+    /// The pools the Memory view draws now (those of memoryShown's event).
+    const std::vector<engine::runtime::PoolSnapshot>& shown() const;
+    /// Where a block is drawn, in memoryView() coordinates (see MemoryView::blockRect).
+    QRect blockRect(int pool, int segment, int block) const;
+
+public slots:
+    void stepForward();
+    void stepBack();
+    /// To the first event of the next call (or of the first call before any call's event).
+    void nextCall();
+    /// To the first event of the current call, or of the previous call when already there.
+    void previousCall();
+    /// Advances about four events a second until the end (from the start when already at the end).
+    void play();
+    void pause();
+    void togglePlay();
+
+signals:
+    /// The run (or the error loading it) is on screen.
+    void runShown();
+    /// The current event changed (currentEvent() has its graph, key and kind).
+    void stepChanged(int event);
+    /// The Memory view now shows memory after `event` (or the reason it cannot).
+    void memoryShown(int event);
+    /// A block was clicked: its owner's tensor and graph (empty for a free or ownerless block).
+    void blockSelected(const QString& ownerTensor, const QString& graph);
+    void playingChanged(bool playing);
+
+private:
+    struct Loaded;
+    void showLoaded(const std::shared_ptr<const Loaded>& loaded);
+    void displayEvent(int event);
+    void showMemory(int event, const MemorySnapshot& pools, const QString& error);
+    int callOf(int event) const;
+
+    QLabel* m_title;
+    QLabel* m_position;
+    QSlider* m_slider;
+    QToolButton* m_playButton;
+    QLabel* m_summary;
+    QTableWidget* m_inputs;
+    QPlainTextEdit* m_log;
+    MemoryView* m_memory;
+    MemoryChart* m_chart;
+    QTimer* m_timer;
+    MemoryFetcher* m_fetcher;
+
+    std::shared_ptr<const storage::StoredRun> m_run;
+    QString m_error;
+    int m_step = -1;
+    int m_generation = 0;
+};
+
+} // namespace gui

@@ -1,0 +1,411 @@
+// The Runtime tab: a stored run of a sample with recaptures and hazards stepped through every event
+// forward and back (position line, summary, log and the Memory view's pools against
+// storage::memoryAt), call jumps, play to the end, keyboard shortcuts, a clicked block naming its
+// owner, a run that does not exist. Saves a screenshot to /tmp/runtime_panel.png.
+#include "engine/scenario/load.h"
+#include "gui/app/memory_chart.h"
+#include "gui/app/memory_view.h"
+#include "gui/app/runtime_panel.h"
+#include "storage/importer.h"
+#include "storage/project_db.h"
+#include "storage/run_store.h"
+
+#include <QElapsedTimer>
+#include <QLabel>
+#include <QPlainTextEdit>
+#include <QSignalSpy>
+#include <QStandardPaths>
+#include <QTableWidget>
+#include <QTemporaryDir>
+#include <QtTest>
+
+namespace {
+
+using namespace engine::runtime;
+
+struct StoredSample {
+    qlonglong runId = 0;
+    Simulation sim;
+};
+
+/// Imports `sample` into the project, simulates it with its memory timeline and stores the run.
+bool storeSample(const std::string& project, const std::string& sample, StoredSample& out)
+{
+    auto imported = storage::importPaths(project, { sample });
+    if (!imported)
+        return false;
+    auto scenario = engine::scenario::loadScenarioOrGraph(sample);
+    if (!scenario)
+        return false;
+    MemoryTimeline timeline(16); // small keyframe interval: most steps are rebuilt from changes
+    SimulationOptions options;
+    options.observeMemory
+        = [&timeline](const Event& e, const engine::memory::CachingAllocator& a) { timeline.observe(e.index, a); };
+    auto sim = simulate(*scenario, options);
+    if (!sim)
+        return false;
+    auto db = storage::openProject(project);
+    if (!db)
+        return false;
+    auto tx = storage::Transaction::begin(*db);
+    if (!tx)
+        return false;
+    storage::WriteContext ctx(*db);
+    auto id = storage::writeRun(ctx, *sim, storage::RunPlace {}, &timeline);
+    if (!id || !tx->commit())
+        return false;
+    out.runId = *id;
+    out.sim = std::move(sim.value());
+    return true;
+}
+
+bool samePools(const std::vector<PoolSnapshot>& a, const std::vector<PoolSnapshot>& b)
+{
+    if (a.size() != b.size())
+        return false;
+    for (size_t p = 0; p < a.size(); ++p) {
+        if (a[p].pool != b[p].pool || a[p].reserved != b[p].reserved || a[p].allocated != b[p].allocated
+            || a[p].segments.size() != b[p].segments.size())
+            return false;
+        for (size_t s = 0; s < a[p].segments.size(); ++s) {
+            const auto &x = a[p].segments[s], &y = b[p].segments[s];
+            if (x.pool != y.pool || x.stream != y.stream || x.small != y.small || x.address != y.address
+                || x.totalSize != y.totalSize || x.allocatedSize != y.allocatedSize
+                || x.blocks.size() != y.blocks.size())
+                return false;
+            for (size_t k = 0; k < x.blocks.size(); ++k) {
+                const auto &u = x.blocks[k], &v = y.blocks[k];
+                if (u.address != v.address || u.size != v.size || u.requested != v.requested
+                    || u.allocated != v.allocated || u.owner != v.owner)
+                    return false;
+            }
+        }
+    }
+    return true;
+}
+
+/// Waits until the panel's Memory view shows step `event`.
+bool waitMemory(gui::RuntimePanel& panel, QSignalSpy& spy, int event)
+{
+    for (int tries = 0; tries < 200; ++tries) {
+        if (panel.memoryView()->shownEvent() == event && !panel.memoryView()->stale())
+            return true;
+        spy.wait(100);
+    }
+    return false;
+}
+
+} // namespace
+
+class RuntimePanelTest : public QObject {
+    Q_OBJECT
+private slots:
+    void initTestCase();
+    void stepsThroughEveryEvent();
+    void callJumpsLandOnFirstEvents();
+    void playReachesTheEndAndStops();
+    void keyboardShortcuts();
+    void clickedBlockNamesItsOwner();
+    void missingRunShowsAnError();
+    void screenshot();
+
+private:
+    void checkStep(gui::RuntimePanel& panel, QSignalSpy& memory, const StoredSample& s, int i);
+    void open(gui::RuntimePanel& panel, const StoredSample& s);
+
+    QTemporaryDir m_dir;
+    QString m_project;
+    StoredSample m_kv; ///< 04_kv_cache_moves: recaptures, a recapture storm
+    StoredSample m_fallback; ///< 09_capture_limit_fallback: fallback to eager
+};
+
+void RuntimePanelTest::initTestCase()
+{
+    QStandardPaths::setTestModeEnabled(true);
+    QVERIFY(m_dir.isValid());
+    m_project = m_dir.filePath("p.aclgi");
+    const std::string samples = std::string(ACLGI_SOURCE_DIR) + "/resources/samples/";
+    QVERIFY(storeSample(m_project.toStdString(), samples + "04_kv_cache_moves.json", m_kv));
+    QVERIFY(storeSample(m_project.toStdString(), samples + "09_capture_limit_fallback.json", m_fallback));
+    QVERIFY(m_kv.sim.events.size() > 20);
+    QVERIFY(!m_kv.sim.hazards.empty());
+}
+
+void RuntimePanelTest::open(gui::RuntimePanel& panel, const StoredSample& s)
+{
+    QSignalSpy shown(&panel, &gui::RuntimePanel::runShown);
+    panel.showRun(m_project, s.runId);
+    QVERIFY(shown.wait(20000));
+    QVERIFY2(panel.errorText().isEmpty(), qPrintable(panel.errorText()));
+    QCOMPARE(panel.eventCount(), int(s.sim.events.size()));
+    QCOMPARE(panel.step(), 0);
+}
+
+void RuntimePanelTest::checkStep(gui::RuntimePanel& panel, QSignalSpy& memory, const StoredSample& s, int i)
+{
+    const Event& e = s.sim.events[size_t(i)];
+    QCOMPARE(panel.step(), i);
+    QVERIFY(panel.currentEvent());
+    QCOMPARE(panel.currentEvent()->summary, e.summary);
+    QCOMPARE(panel.currentEvent()->graph, e.graph);
+    const QString position = panel.findChild<QLabel*>("runtimePosition")->text();
+    QVERIFY2(position.contains(QString("event %1/%2").arg(i + 1).arg(s.sim.events.size())), qPrintable(position));
+    QVERIFY2(position.contains(eventKindName(e.kind)), qPrintable(position));
+    if (e.call >= 0)
+        QVERIFY2(position.startsWith(QString("call %1 ·").arg(e.call)), qPrintable(position));
+    if (!e.graph.empty())
+        QVERIFY(position.contains(QString::fromStdString(e.graph)));
+    QVERIFY(panel.findChild<QLabel*>("runtimeSummary")
+                ->text()
+                .startsWith(QString::fromStdString(e.summary).toHtmlEscaped()));
+    const QString log = panel.findChild<QPlainTextEdit*>("runtimeLog")->toPlainText();
+    for (const auto& line : e.log)
+        QVERIFY(log.contains(QString::fromStdString(line.text)));
+    if (e.log.empty())
+        QVERIFY(log.isEmpty());
+    auto* inputs = panel.findChild<QTableWidget*>("runtimeInputs");
+    QCOMPARE(inputs->rowCount(), int(e.inputs.size()));
+    for (int r = 0; r < int(e.inputs.size()); ++r) {
+        QCOMPARE(inputs->item(r, 0)->text(), QString::fromStdString(e.inputs[size_t(r)].input));
+        QCOMPARE(inputs->item(r, 1)->text(), QString::fromStdString(e.inputs[size_t(r)].action));
+        QCOMPARE(inputs->item(r, 2)->data(Qt::UserRole).toULongLong(), qulonglong(e.inputs[size_t(r)].bytes));
+    }
+
+    QVERIFY2(waitMemory(panel, memory, i), qPrintable(QString("memory of event %1 never shown").arg(i)));
+    auto db = storage::openProject(m_project.toStdString());
+    QVERIFY(db.ok());
+    auto expected = storage::memoryAt(*db, s.runId, i);
+    QVERIFY(expected.ok());
+    QVERIFY2(samePools(panel.shown(), *expected), qPrintable(QString("event %1").arg(i)));
+    // Every block is drawn, at least a few pixels wide, inside the view.
+    for (int p = 0; p < int(expected->size()); ++p)
+        for (int g = 0; g < int((*expected)[size_t(p)].segments.size()); ++g)
+            for (int b = 0; b < int((*expected)[size_t(p)].segments[size_t(g)].blocks.size()); ++b) {
+                const QRect r = panel.blockRect(p, g, b);
+                QVERIFY(!r.isEmpty());
+                QVERIFY(r.width() >= 1);
+            }
+    QCOMPARE(panel.memoryChart()->cursor(), i);
+}
+
+void RuntimePanelTest::stepsThroughEveryEvent()
+{
+    gui::RuntimePanel panel;
+    panel.resize(1200, 800);
+    panel.show();
+    QSignalSpy memory(&panel, &gui::RuntimePanel::memoryShown);
+    QSignalSpy steps(&panel, &gui::RuntimePanel::stepChanged);
+    open(panel, m_kv);
+    const int n = panel.eventCount();
+    checkStep(panel, memory, m_kv, 0);
+    QElapsedTimer timer;
+    qint64 stepNs = 0;
+    for (int i = 1; i < n; ++i) {
+        timer.start();
+        panel.stepForward();
+        stepNs += timer.nsecsElapsed();
+        checkStep(panel, memory, m_kv, i);
+        QCOMPARE(steps.last().at(0).toInt(), i);
+    }
+    panel.stepForward(); // at the end: stays
+    QCOMPARE(panel.step(), n - 1);
+    for (int i = n - 2; i >= 0; --i) {
+        timer.start();
+        panel.stepBack();
+        stepNs += timer.nsecsElapsed();
+        checkStep(panel, memory, m_kv, i);
+    }
+    panel.stepBack();
+    QCOMPARE(panel.step(), 0);
+    qInfo("%d events: stepping (UI thread) %.3f ms per step on average", n, double(stepNs) / 1e6 / (2 * (n - 1)));
+
+    // Back and forth over cached steps: the memory is there at once.
+    panel.setStep(5);
+    QVERIFY(waitMemory(panel, memory, 5));
+    panel.setStep(6);
+    QVERIFY(waitMemory(panel, memory, 6));
+    panel.setStep(5);
+    QCOMPARE(panel.memoryView()->shownEvent(), 5);
+    QVERIFY(!panel.memoryView()->stale());
+}
+
+void RuntimePanelTest::callJumpsLandOnFirstEvents()
+{
+    gui::RuntimePanel panel;
+    panel.resize(1200, 800);
+    open(panel, m_kv);
+    const auto& calls = m_kv.sim.calls;
+    QVERIFY(calls.size() > 3);
+    // Event 0 is call 0's (or a run-level event before it).
+    for (size_t c = 1; c < calls.size(); ++c) {
+        panel.nextCall();
+        QCOMPARE(panel.step(), calls[c].firstEvent);
+        QCOMPARE(panel.currentEvent()->call, int(c));
+    }
+    panel.nextCall(); // after the last call: the last event
+    QCOMPARE(panel.step(), panel.eventCount() - 1);
+    for (size_t c = calls.size(); c-- > 0;) {
+        panel.previousCall();
+        QCOMPARE(panel.step(), calls[c].firstEvent);
+    }
+    // From the middle of a call, previousCall goes to that call's first event.
+    panel.setStep(calls[2].firstEvent + 1);
+    panel.previousCall();
+    QCOMPARE(panel.step(), calls[2].firstEvent);
+}
+
+void RuntimePanelTest::playReachesTheEndAndStops()
+{
+    gui::RuntimePanel panel;
+    open(panel, m_fallback);
+    const int n = panel.eventCount();
+    panel.setStep(n - 4);
+    QSignalSpy playing(&panel, &gui::RuntimePanel::playingChanged);
+    QSignalSpy steps(&panel, &gui::RuntimePanel::stepChanged);
+    QElapsedTimer timer;
+    timer.start();
+    panel.play();
+    QVERIFY(panel.playing());
+    QCOMPARE(playing.size(), 1);
+    QVERIFY(playing.wait(5000));
+    QCOMPARE(playing.last().at(0).toBool(), false);
+    QVERIFY(!panel.playing());
+    QCOMPARE(panel.step(), n - 1);
+    QCOMPARE(steps.size(), 3);
+    QVERIFY(timer.elapsed() >= 600); // about four events a second
+    // Play at the end starts over.
+    panel.play();
+    QCOMPARE(panel.step(), 0);
+    panel.pause();
+    QVERIFY(!panel.playing());
+}
+
+void RuntimePanelTest::keyboardShortcuts()
+{
+    gui::RuntimePanel panel;
+    panel.resize(1200, 800);
+    panel.show();
+    QApplication::setActiveWindow(&panel);
+    QVERIFY(QTest::qWaitForWindowActive(&panel));
+    open(panel, m_kv);
+    panel.setFocus();
+    const auto& calls = m_kv.sim.calls;
+    QTest::keyClick(&panel, Qt::Key_Right);
+    QCOMPARE(panel.step(), 1);
+    QTest::keyClick(&panel, Qt::Key_Right);
+    QCOMPARE(panel.step(), 2);
+    QTest::keyClick(&panel, Qt::Key_Left);
+    QCOMPARE(panel.step(), 1);
+    QTest::keyClick(&panel, Qt::Key_Right, Qt::ShiftModifier);
+    QCOMPARE(panel.step(), calls[1].firstEvent);
+    QTest::keyClick(&panel, Qt::Key_PageDown);
+    QCOMPARE(panel.step(), calls[2].firstEvent);
+    QTest::keyClick(&panel, Qt::Key_Left, Qt::ShiftModifier);
+    QCOMPARE(panel.step(), calls[1].firstEvent);
+    QTest::keyClick(&panel, Qt::Key_PageUp);
+    QCOMPARE(panel.step(), calls[0].firstEvent);
+    QTest::keyClick(&panel, Qt::Key_End);
+    QCOMPARE(panel.step(), panel.eventCount() - 1);
+    QTest::keyClick(&panel, Qt::Key_Home);
+    QCOMPARE(panel.step(), 0);
+    QTest::keyClick(&panel, Qt::Key_Space);
+    QVERIFY(panel.playing());
+    QTest::keyClick(&panel, Qt::Key_Space);
+    QVERIFY(!panel.playing());
+}
+
+void RuntimePanelTest::clickedBlockNamesItsOwner()
+{
+    gui::RuntimePanel panel;
+    panel.resize(1200, 800);
+    panel.show();
+    QSignalSpy memory(&panel, &gui::RuntimePanel::memoryShown);
+    open(panel, m_kv);
+    // The first step with an allocated block that has an owner in a private pool.
+    auto db = storage::openProject(m_project.toStdString());
+    QVERIFY(db.ok());
+    for (int i = 0; i < panel.eventCount(); ++i) {
+        auto pools = storage::memoryAt(*db, m_kv.runId, i);
+        QVERIFY(pools.ok());
+        for (int p = 0; p < int(pools->size()); ++p) {
+            const auto& pool = (*pools)[size_t(p)];
+            if (pool.pool.isDefault())
+                continue;
+            for (int g = 0; g < int(pool.segments.size()); ++g)
+                for (int b = 0; b < int(pool.segments[size_t(g)].blocks.size()); ++b) {
+                    const auto& block = pool.segments[size_t(g)].blocks[size_t(b)];
+                    if (!block.allocated || block.owner == engine::memory::kNoOwner)
+                        continue;
+                    const OwnerInfo& owner = m_kv.sim.owners[size_t(block.owner)];
+                    panel.setStep(i);
+                    QVERIFY(waitMemory(panel, memory, i));
+                    const QRect r = panel.blockRect(p, g, b);
+                    QVERIFY(r.width() >= 4);
+                    QSignalSpy selected(&panel, &gui::RuntimePanel::blockSelected);
+                    QTest::mouseClick(panel.memoryView(), Qt::LeftButton, {}, r.center());
+                    QCOMPARE(selected.size(), 1);
+                    QCOMPARE(selected[0][0].toString(), QString::fromStdString(owner.tensor));
+                    QCOMPARE(selected[0][1].toString(), QString::fromStdString(owner.graph));
+                    QVERIFY(!owner.graph.empty());
+                    return;
+                }
+        }
+    }
+    QFAIL("no owned block in a private pool");
+}
+
+void RuntimePanelTest::missingRunShowsAnError()
+{
+    gui::RuntimePanel panel;
+    panel.show();
+    QSignalSpy shown(&panel, &gui::RuntimePanel::runShown);
+    panel.showRun(m_project, 987654);
+    QVERIFY(shown.wait(20000));
+    QVERIFY(panel.errorText().contains("987654"));
+    QVERIFY(panel.findChild<QLabel*>("runtimeTitle")->text().contains("987654"));
+    QCOMPARE(panel.eventCount(), 0);
+    QCOMPARE(panel.step(), -1);
+    QVERIFY(!panel.currentEvent());
+    panel.stepForward();
+    panel.nextCall();
+    panel.play();
+    QVERIFY(!panel.playing());
+    QVERIFY(panel.shown().empty());
+    // A project that is not there either.
+    panel.showRun(m_dir.filePath("missing.aclgi"), 1);
+    QVERIFY(shown.wait(20000));
+    QVERIFY(!panel.errorText().isEmpty());
+    // And a good run after that shows.
+    open(panel, m_kv);
+}
+
+void RuntimePanelTest::screenshot()
+{
+    gui::RuntimePanel panel;
+    panel.resize(1280, 820);
+    panel.show();
+    QSignalSpy memory(&panel, &gui::RuntimePanel::memoryShown);
+    open(panel, m_kv);
+    // The first input update after a recapture: two pools, the KV cache moved, an input table.
+    int step = 0;
+    bool recaptured = false;
+    for (const auto& e : m_kv.sim.events) {
+        if (e.kind == EventKind::Capture && e.call > 2)
+            recaptured = true;
+        if (recaptured && e.kind == EventKind::InputUpdate) {
+            step = e.index;
+            break;
+        }
+    }
+    panel.setStep(step);
+    QVERIFY(waitMemory(panel, memory, step));
+    QTest::qWait(50);
+    const QString path = qEnvironmentVariableIsSet("ACLGI_RUNTIME_SCREENSHOT")
+        ? qEnvironmentVariable("ACLGI_RUNTIME_SCREENSHOT")
+        : QString("/tmp/runtime_panel.png");
+    QVERIFY(panel.grab().save(path));
+    qInfo("screenshot of event %d saved to %s", step, qPrintable(path));
+}
+
+QTEST_MAIN(RuntimePanelTest)
+#include "runtime_panel_test.moc"
