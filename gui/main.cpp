@@ -2,6 +2,7 @@
 // window on the given files, or on the bundled samples.
 #include "gui/app/graph_panel.h"
 #include "gui/app/main_window.h"
+#include "gui/app/runtime_panel.h"
 #include "gui/cli/commands.h"
 
 #include <QApplication>
@@ -16,13 +17,14 @@ int main(int argc, char** argv)
 {
     // `--screenshot FILE` (docs/screenshots): save the window once what it shows has arrived, then
     // quit. `--select LABEL`: pick the project item with that label first (a graph opens in the
-    // Graph tab, and the screenshot waits for it).
-    QString screenshot, select;
+    // Graph tab, a run in the Runtime tab, and the screenshot waits for it). `--step N`: a selected
+    // run is shown at event N.
+    QString screenshot, select, step;
     std::vector<char*> args(argv, argv + argc);
     for (size_t i = 1; i + 1 < args.size();) {
         const std::string a = args[i];
-        if (a == "--screenshot" || a == "--select") {
-            (a == "--screenshot" ? screenshot : select) = QString::fromLocal8Bit(args[i + 1]);
+        if (a == "--screenshot" || a == "--select" || a == "--step") {
+            (a == "--screenshot" ? screenshot : a == "--select" ? select : step) = QString::fromLocal8Bit(args[i + 1]);
             args.erase(args.begin() + long(i), args.begin() + long(i) + 2);
         } else {
             ++i;
@@ -77,10 +79,20 @@ int main(int argc, char** argv)
             }
             shoot();
         });
-        QObject::connect(window.graphPanel(), &gui::GraphPanel::graphShown, &window, [wait, shoot] {
+        // The selected item's tab has drawn it: a graph laid out, or a run's memory at its first step.
+        auto selectionShown = [wait, shoot] {
             wait->graph = false;
             shoot();
-        });
+        };
+        QObject::connect(window.graphPanel(), &gui::GraphPanel::graphShown, &window, selectionShown);
+        const int wantedStep = step.isEmpty() ? 0 : step.toInt();
+        QObject::connect(window.runtimePanel(), &gui::RuntimePanel::runShown, &window,
+            [&window, wantedStep] { window.runtimePanel()->setStep(wantedStep); });
+        QObject::connect(
+            window.runtimePanel(), &gui::RuntimePanel::memoryShown, &window, [selectionShown, wantedStep](int event) {
+                if (event == wantedStep)
+                    selectionShown();
+            });
     }
     window.show();
     return app.exec();

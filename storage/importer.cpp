@@ -14,6 +14,7 @@
 #include "storage/cache_store.h"
 #include "storage/graph_store.h"
 #include "storage/project_db.h"
+#include "storage/run_store.h"
 
 #include <algorithm>
 #include <cctype>
@@ -116,6 +117,10 @@ struct Payload {
     };
     std::vector<GraphItem> graphs;
     std::optional<engine::cache::CacheScan> cache;
+    /// A scenario's run under its own config (ImportOptions::simulateScenarios), with its memory.
+    std::optional<engine::runtime::Simulation> run;
+    std::unique_ptr<engine::runtime::MemoryTimeline> memory;
+    std::string backend;
     std::vector<std::string> diagnostics;
     uint64_t size = 0;
 };
@@ -184,12 +189,27 @@ Result<void> readModuleFile(const std::string& path, Payload& p, bool runPasses)
     return {};
 }
 
-Result<void> readScenario(const std::string& path, Payload& p, bool runPasses)
+Result<void> readScenario(const std::string& path, Payload& p, bool runPasses, bool simulate)
 {
     auto s = engine::scenario::readScenarioFile(path);
     if (!s)
         return s.error();
     p.diagnostics = s->diagnostics;
+    if (simulate) {
+        p.memory = std::make_unique<engine::runtime::MemoryTimeline>();
+        engine::runtime::SimulationOptions sim;
+        sim.observeMemory = [&p](const engine::runtime::Event& e, const engine::memory::CachingAllocator& a) {
+            p.memory->observe(e.index, a);
+        };
+        auto run = engine::runtime::simulate(*s, sim);
+        if (run) {
+            p.backend = engine::config::backendName(run->options.backend);
+            p.run = std::move(run.value());
+        } else {
+            p.diagnostics.push_back(path + ": warning: not simulated: " + run.error().toString());
+            p.memory.reset();
+        }
+    }
     std::optional<engine::config::Options> options;
     if (runPasses)
         options = passOptionsFor(s->backend, s->config, path, p.diagnostics);
@@ -274,7 +294,7 @@ Result<Payload> readSource(SourceKind kind, const std::string& path, const Impor
         r = readModuleFile(path, p, options.runPasses);
         break;
     case SourceKind::Scenario:
-        r = readScenario(path, p, options.runPasses);
+        r = readScenario(path, p, options.runPasses, options.simulateScenarios);
         break;
     case SourceKind::DebugDir:
         r = readDebugFolder(path, p, options.runPasses);
@@ -341,6 +361,15 @@ Result<void> writePayload(WriteContext& ctx, int64_t sourceId, Payload& p, Sourc
         result.passReports += int(reports->size());
         if (auto c = ctx.checkpoint(); !c)
             return c.error();
+    }
+    if (p.run) {
+        RunPlace place;
+        place.sourceId = sourceId;
+        place.backend = p.backend;
+        auto id = writeRun(ctx, *p.run, place, p.memory.get());
+        if (!id)
+            return id.error();
+        ++result.runs;
     }
     if (p.cache) {
         auto ids = writeCacheScan(ctx, sourceId, *p.cache);

@@ -28,7 +28,8 @@ enum class SourceKind {
     CacheFile, ///< one compiled_module
     CacheDir, ///< a .torchair_cache tree (any level)
 };
-const char* sourceKindName(SourceKind kind); ///< "fx_graph", "scenario", "torchair_module", "debug_dir", "compiled_module", "torchair_cache"
+const char* sourceKindName(
+    SourceKind kind); ///< "fx_graph", "scenario", "torchair_module", "debug_dir", "compiled_module", "torchair_cache"
 /// Tells the kind from the path and its first bytes. Error (naming the path) when it is none.
 Result<SourceKind> detectSourceKind(const std::string& path);
 /// The content hash of a file (md5 of its bytes) or a folder (md5 over every regular file's
@@ -50,7 +51,7 @@ struct SourceResult {
     std::string kind; ///< sourceKindName, empty when unknown
     int64_t sourceId = 0; ///< the new source, or the earlier one for a duplicate
     std::string message; ///< the error, or "already imported as source N (PATH)"
-    int graphs = 0, cacheEntries = 0, passReports = 0;
+    int graphs = 0, cacheEntries = 0, passReports = 0, runs = 0;
     int64_t rows = 0;
     double seconds = 0;
     std::vector<std::string> diagnostics; ///< readers' warnings, stored with the source
@@ -65,6 +66,9 @@ struct ImportOptions {
     /// Run TorchAir's reduce-overhead passes (default config of the graph's backend) on each imported
     /// graph and store their reports and result stages.
     bool runPasses = true;
+    /// Also simulate each imported scenario under its own config and store the run (with memory at
+    /// every step), linked to the source, in the same transaction.
+    bool simulateScenarios = false;
 };
 
 /// Imports `paths` in order into the project at `dbPath` (created when absent). Fails as a whole
@@ -72,8 +76,8 @@ struct ImportOptions {
 Result<std::vector<SourceResult>> importPaths(
     const std::string& dbPath, const std::vector<std::string>& paths, const ImportOptions& options = {});
 /// One source into an open project.
-SourceResult importSource(Database& db, const std::string& path, const ImportOptions& options = {}, size_t index = 0,
-    size_t count = 1);
+SourceResult importSource(
+    Database& db, const std::string& path, const ImportOptions& options = {}, size_t index = 0, size_t count = 1);
 
 /// importPaths on a worker thread.
 class ImportJob {

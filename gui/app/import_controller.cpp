@@ -29,6 +29,8 @@ ImportOutcome outcomeOf(const storage::SourceResult& r)
         parts << QString("%1 graph%2").arg(r.graphs).arg(r.graphs == 1 ? "" : "s");
         if (r.passReports)
             parts << QString("%1 pass reports").arg(r.passReports);
+        if (r.runs)
+            parts << QString("%1 run%2").arg(r.runs).arg(r.runs == 1 ? "" : "s");
         if (r.cacheEntries)
             parts << QString("%1 cache entr%2").arg(r.cacheEntries).arg(r.cacheEntries == 1 ? "y" : "ies");
         o.message = parts.join(", ");
@@ -55,6 +57,7 @@ bool ImportController::start(const QString& dbPath, const QStringList& paths)
     // goes, and Qt drops events still queued for a deleted receiver.
     m_thread = std::thread([this, db = dbPath.toStdString(), list = std::move(list)] {
         storage::ImportOptions options;
+        options.simulateScenarios = true; // a scenario dropped on the window comes with its run
         options.cancelled = [this] { return m_cancel.load(); };
         options.progress = [this](const storage::ImportProgress& p) {
             QMetaObject::invokeMethod(

@@ -4,6 +4,7 @@
 #include "engine/runtime/simulator.h"
 #include "engine/scenario/load.h"
 #include "gui/app/graph_panel.h"
+#include "gui/app/runtime_panel.h"
 
 #include <QFileInfo>
 #include <QFutureWatcher>
@@ -52,6 +53,7 @@ MainWindow::MainWindow(const QStringList& files, QWidget* parent)
         item->setToolTip(f);
     }
     m_calls = new QTableWidget(0, 8);
+    m_calls->setObjectName("callsTable");
     m_calls->setHorizontalHeaderLabels(
         { "call", "graph", "key", "action", "inputs copied", "bytes copied", "pools reserved", "device reserved" });
     m_calls->horizontalHeader()->setStretchLastSection(true);
@@ -77,6 +79,8 @@ MainWindow::MainWindow(const QStringList& files, QWidget* parent)
     m_tabs = new QTabWidget;
     m_tabs->addTab(right, "Run");
     m_tabs->addTab(m_graphPanel, "Graph");
+    m_runtimePanel = new RuntimePanel;
+    m_tabs->addTab(m_runtimePanel, "Runtime");
     auto* split = new QSplitter(Qt::Horizontal);
     split->addWidget(m_files);
     split->addWidget(m_tabs);

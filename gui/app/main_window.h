@@ -26,6 +26,7 @@ namespace gui {
 
 class GraphPanel;
 class ProjectModel;
+class RuntimePanel;
 
 class MainWindow : public QMainWindow {
     Q_OBJECT
@@ -49,6 +50,7 @@ public:
     bool selectProjectItem(const QString& label);
     ProjectModel* projectModel() const { return m_projectModel; }
     GraphPanel* graphPanel() const { return m_graphPanel; }
+    RuntimePanel* runtimePanel() const { return m_runtimePanel; }
     QTreeView* projectTree() const { return m_projectTree; }
 
     /// The project file opened when none is given: the bundled samples, imported on first use.
@@ -86,6 +88,7 @@ private:
 
     QTabWidget* m_tabs = nullptr;
     GraphPanel* m_graphPanel = nullptr;
+    RuntimePanel* m_runtimePanel = nullptr;
     QString m_projectPath;
     ProjectModel* m_projectModel = nullptr;
     QTreeView* m_projectTree = nullptr;

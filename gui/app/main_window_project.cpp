@@ -3,6 +3,7 @@
 #include "gui/app/graph_panel.h"
 #include "gui/app/main_window.h"
 #include "gui/app/project_model.h"
+#include "gui/app/runtime_panel.h"
 #include "storage/project_db.h"
 #include "storage/project_outline.h"
 
@@ -79,14 +80,18 @@ void MainWindow::buildProjectDock()
     m_projectTree->header()->setSectionResizeMode(0, QHeaderView::ResizeToContents);
     m_projectTree->setToolTip("Drop files or folders here (FX graphs, scenarios, output_code.py, "
                               "TORCH_COMPILE_DEBUG folders, .torchair_cache) to import them");
-    // A graph picked in the project is drawn in the Graph tab.
+    // A graph picked in the project is drawn in the Graph tab, a run is stepped in the Runtime tab.
     connect(m_projectTree->selectionModel(), &QItemSelectionModel::currentChanged, this,
         [this](const QModelIndex& current) {
             const QString kind = current.data(ProjectModel::KindRole).toString();
-            if (kind != "graph" && kind != "stage" && kind != "pass_result")
-                return;
-            m_tabs->setCurrentWidget(m_graphPanel);
-            m_graphPanel->showGraph(m_projectPath, current.data(ProjectModel::IdRole).toLongLong());
+            const qlonglong id = current.data(ProjectModel::IdRole).toLongLong();
+            if (kind == "graph" || kind == "stage" || kind == "pass_result") {
+                m_tabs->setCurrentWidget(m_graphPanel);
+                m_graphPanel->showGraph(m_projectPath, id);
+            } else if (kind == "run") {
+                m_tabs->setCurrentWidget(m_runtimePanel);
+                m_runtimePanel->showRun(m_projectPath, id);
+            }
         });
     m_projectDock = new QDockWidget("Project", this);
     m_projectDock->setObjectName("projectDock");

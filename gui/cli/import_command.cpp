@@ -41,6 +41,8 @@ std::string describe(const storage::SourceResult& r)
         s << "  (source " << r.sourceId << ": " << r.graphs << " graph" << (r.graphs == 1 ? "" : "s");
         if (r.passReports)
             s << ", " << r.passReports << " pass reports";
+        if (r.runs)
+            s << ", " << r.runs << " run" << (r.runs == 1 ? "" : "s");
         if (r.cacheEntries)
             s << ", " << r.cacheEntries << " cache entr" << (r.cacheEntries == 1 ? "y" : "ies");
         s << ", " << r.rows << " rows, " << std::fixed << std::setprecision(2) << r.seconds << " s)";
@@ -60,13 +62,15 @@ int importCommand(const std::vector<std::string>& args, std::ostream& out, std::
 {
     std::vector<std::string> paths;
     std::string db;
-    bool quiet = false;
+    bool quiet = false, simulate = false;
     for (size_t i = 0; i < args.size(); ++i) {
         const std::string& a = args[i];
         if (a == "--db" && i + 1 < args.size())
             db = args[++i];
         else if (a == "--quiet" || a == "-q")
             quiet = true;
+        else if (a == "--simulate")
+            simulate = true;
         else if (a == "--help" || a == "-h") {
             out << kImportUsage;
             return 0;
@@ -93,6 +97,7 @@ int importCommand(const std::vector<std::string>& args, std::ostream& out, std::
         lineWidth = 0;
     };
     storage::ImportOptions options;
+    options.simulateScenarios = simulate;
     options.cancelled = [] { return g_interrupted.load(); };
     if (tty)
         options.progress = [&](const storage::ImportProgress& p) {

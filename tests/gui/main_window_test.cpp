@@ -83,7 +83,7 @@ private slots:
         QSignalSpy shown(&window, &gui::MainWindow::resultShown);
         window.show();
         QVERIFY(shown.wait(20000));
-        auto* calls = window.findChild<QTableWidget*>();
+        auto* calls = window.findChild<QTableWidget*>("callsTable");
         QVERIFY(calls);
         QCOMPARE(calls->rowCount(), 7); // 1 prompt + 6 decode calls
         QCOMPARE(calls->item(1, 3)->text(), QString("capture"));
@@ -114,7 +114,7 @@ private slots:
             if (label->isVisible() && label->text().contains("broken.json:2:"))
                 banner = true;
         QVERIFY(banner);
-        QCOMPARE(window.findChild<QTableWidget*>()->rowCount(), 0);
+        QCOMPARE(window.findChild<QTableWidget*>("callsTable")->rowCount(), 0);
     }
 };
 

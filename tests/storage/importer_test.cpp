@@ -167,6 +167,25 @@ TEST_F(Importer, ImportsEveryKindOnce)
     EXPECT_EQ(count(*project, "SELECT count(*) FROM sources"), int64_t(sources.size()));
 }
 
+// --simulate: a scenario comes with its run, linked to the source, memory at every step included.
+TEST_F(Importer, SimulatesScenariosWhenAsked)
+{
+    const std::string db = file("p.aclgi");
+    ImportOptions options;
+    options.simulateScenarios = true;
+    auto results
+        = importPaths(db, { kData + "/scenarios/decode_basic.json", kData + "/fx/print_readable_simple.py" }, options);
+    ASSERT_TRUE(results.ok());
+    EXPECT_EQ((*results)[0].status, Status::Imported) << (*results)[0].message;
+    EXPECT_EQ((*results)[0].runs, 1);
+    EXPECT_EQ((*results)[1].runs, 0); // a graph file is not a scenario
+    auto project = openProject(db);
+    EXPECT_EQ(
+        count(*project, "SELECT count(*) FROM runs WHERE source_id = " + std::to_string((*results)[0].sourceId)), 1);
+    EXPECT_GT(count(*project, "SELECT events FROM runs"), 0);
+    EXPECT_GT(count(*project, "SELECT count(*) FROM run_keyframes"), 0);
+}
+
 TEST_F(Importer, FailureLeavesTheDatabaseAsItWas)
 {
     const std::string db = file("p.aclgi");
