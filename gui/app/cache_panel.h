@@ -1,0 +1,70 @@
+#pragma once
+/// The Cache tab: one stored compile-cache entry (storage/cache_store.h). A header with its path
+/// parts and whether TorchAir loads it; tabs for TorchAir's checks (coloured by status), TorchAir's
+/// log lines, the key options of its signature, a key explanation (settings typed by the user ->
+/// computeCacheKey -> matchCacheEntry against the entry's options and folder md5) and readable_cache's
+/// text (from a fresh checkCacheFile of the file when it still exists). Loading runs off the UI thread.
+#include "storage/cache_store.h"
+
+#include <QColor>
+#include <QWidget>
+#include <memory>
+
+class QLabel;
+class QPlainTextEdit;
+class QTableWidget;
+class QTabWidget;
+
+namespace gui {
+
+class CachePanel : public QWidget {
+    Q_OBJECT
+public:
+    explicit CachePanel(QWidget* parent = nullptr);
+    ~CachePanel() override;
+
+    /// Loads cache entry `entryId` of the project at `dbPath`; shown() follows (also on error).
+    void showCacheEntry(const QString& dbPath, qlonglong entryId);
+    /// Sets the key explanation's settings (`name=value` per line, either spelling) and re-evaluates.
+    void setKeySettings(const QString& text);
+    /// The settings the key explanation starts from for `entry`: npugraph_ex's key options are its
+    /// settings, so its option lines; torchair's key spells options its own way, so nothing (the
+    /// defaults), with a comment line saying so.
+    static QString entrySettings(const storage::StoredCacheEntry& entry);
+    /// The key explanation's verdict line ("hit", "miss: clone_input differs", an error, ...).
+    QString keyVerdict() const;
+    /// The background a check of this status gets in the checks table.
+    static QColor statusColor(engine::cache::CacheCheck::Status status);
+
+    /// The entry on screen, null before the first load and after an error.
+    const storage::StoredCacheEntry* entry() const { return m_loaded ? &m_loaded->entry : nullptr; }
+    QTabWidget* tabs() const { return m_tabs; }
+
+signals:
+    /// The entry (or the error reading it) is on screen.
+    void shown();
+
+private:
+    struct Loaded {
+        storage::StoredCacheEntry entry;
+        QString readable; ///< readable_cache's text, or why there is none plus the stored texts
+        QString error;
+    };
+    void fill();
+    void explainKey();
+
+    QLabel* m_header;
+    QTabWidget* m_tabs;
+    QTableWidget* m_checks;
+    QPlainTextEdit* m_log;
+    QTableWidget* m_options;
+    QPlainTextEdit* m_settings;
+    QLabel* m_verdict;
+    QTableWidget* m_differences;
+    QPlainTextEdit* m_explanation;
+    QPlainTextEdit* m_readable;
+    std::shared_ptr<const Loaded> m_loaded;
+    int m_generation = 0;
+};
+
+} // namespace gui
