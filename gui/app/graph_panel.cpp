@@ -1,5 +1,6 @@
 #include "gui/app/graph_panel.h"
 
+#include "gui/app/panel_loader.h"
 #include "gui/graph/graph_scene.h"
 #include "gui/graph/graph_view_widget.h"
 #include "storage/graph_store.h"
@@ -60,10 +61,7 @@ void GraphPanel::showGraph(const QString& dbPath, qlonglong graphId)
     });
     watcher->setFuture(QtConcurrent::run([dbPath, graphId]() -> std::shared_ptr<const Loaded> {
         auto out = std::make_shared<Loaded>();
-        storage::Database::OpenOptions readOnly;
-        readOnly.readOnly = true;
-        readOnly.create = false;
-        auto db = storage::openProject(dbPath.toStdString(), readOnly);
+        auto db = openProjectReadOnly(dbPath);
         if (!db) {
             out->error = QString::fromStdString(db.error().toString());
             return out;

@@ -3,7 +3,11 @@
 #include "engine/report/simulation_report.h"
 #include "engine/runtime/simulator.h"
 #include "engine/scenario/load.h"
+#include "gui/app/app_resources.h"
+#include "gui/app/cache_panel.h"
 #include "gui/app/graph_panel.h"
+#include "gui/app/log_panel.h"
+#include "gui/app/passes_panel.h"
 #include "gui/app/runtime_panel.h"
 
 #include <QFileInfo>
@@ -81,6 +85,19 @@ MainWindow::MainWindow(const QStringList& files, QWidget* parent)
     m_tabs->addTab(m_graphPanel, "Graph");
     m_runtimePanel = new RuntimePanel;
     m_tabs->addTab(m_runtimePanel, "Runtime");
+    m_logPanel = new LogPanel;
+    m_tabs->addTab(m_logPanel, "Log");
+    m_passesPanel = new PassesPanel;
+    m_tabs->addTab(m_passesPanel, "Passes");
+    m_cachePanel = new CachePanel;
+    m_tabs->addTab(m_cachePanel, "Cache");
+    // The log and the stepper follow each other.
+    connect(m_runtimePanel, &RuntimePanel::stepChanged, m_logPanel, &LogPanel::selectEvent);
+    connect(m_logPanel, &LogPanel::eventActivated, this, [this](int event) {
+        m_runtimePanel->setStep(event);
+        m_tabs->setCurrentWidget(m_runtimePanel);
+    });
+    setWindowIcon(appIcon());
     auto* split = new QSplitter(Qt::Horizontal);
     split->addWidget(m_files);
     split->addWidget(m_tabs);

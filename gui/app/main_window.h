@@ -24,7 +24,10 @@ struct Simulation;
 
 namespace gui {
 
+class CachePanel;
 class GraphPanel;
+class LogPanel;
+class PassesPanel;
 class ProjectModel;
 class RuntimePanel;
 
@@ -51,6 +54,9 @@ public:
     ProjectModel* projectModel() const { return m_projectModel; }
     GraphPanel* graphPanel() const { return m_graphPanel; }
     RuntimePanel* runtimePanel() const { return m_runtimePanel; }
+    CachePanel* cachePanel() const { return m_cachePanel; }
+    PassesPanel* passesPanel() const { return m_passesPanel; }
+    LogPanel* logPanel() const { return m_logPanel; }
     QTreeView* projectTree() const { return m_projectTree; }
 
     /// The project file opened when none is given: the bundled samples, imported on first use.
@@ -89,6 +95,9 @@ private:
     QTabWidget* m_tabs = nullptr;
     GraphPanel* m_graphPanel = nullptr;
     RuntimePanel* m_runtimePanel = nullptr;
+    CachePanel* m_cachePanel = nullptr;
+    PassesPanel* m_passesPanel = nullptr;
+    LogPanel* m_logPanel = nullptr;
     QString m_projectPath;
     ProjectModel* m_projectModel = nullptr;
     QTreeView* m_projectTree = nullptr;

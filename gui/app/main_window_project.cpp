@@ -1,13 +1,18 @@
 // MainWindow's project side: the Project dock over the project outline, opening and remembering
 // projects, and importing (menu, command line, drag and drop) off the UI thread.
+#include "gui/app/about_dialog.h"
+#include "gui/app/cache_panel.h"
 #include "gui/app/graph_panel.h"
+#include "gui/app/log_panel.h"
 #include "gui/app/main_window.h"
+#include "gui/app/passes_panel.h"
 #include "gui/app/project_model.h"
 #include "gui/app/runtime_panel.h"
 #include "storage/project_db.h"
 #include "storage/project_outline.h"
 
 #include <QAction>
+#include <QApplication>
 #include <QCloseEvent>
 #include <QDir>
 #include <QDockWidget>
@@ -88,9 +93,14 @@ void MainWindow::buildProjectDock()
             if (kind == "graph" || kind == "stage" || kind == "pass_result") {
                 m_tabs->setCurrentWidget(m_graphPanel);
                 m_graphPanel->showGraph(m_projectPath, id);
+                m_passesPanel->showPasses(m_projectPath, id);
             } else if (kind == "run") {
                 m_tabs->setCurrentWidget(m_runtimePanel);
                 m_runtimePanel->showRun(m_projectPath, id);
+                m_logPanel->showRunLog(m_projectPath, id);
+            } else if (kind == "cache_entry") {
+                m_tabs->setCurrentWidget(m_cachePanel);
+                m_cachePanel->showCacheEntry(m_projectPath, id);
             }
         });
     m_projectDock = new QDockWidget("Project", this);
@@ -150,6 +160,11 @@ void MainWindow::buildMenus()
     quit->setShortcut(QKeySequence::Quit);
     QMenu* view = menuBar()->addMenu("&View");
     view->addAction(m_projectDock->toggleViewAction());
+    QMenu* help = menuBar()->addMenu("&Help");
+    help->addAction("&About aclgraph-inspector", this, [this] {
+        AboutDialog about(QApplication::applicationVersion(), this);
+        about.exec();
+    });
     rememberRecent({});
 }
 

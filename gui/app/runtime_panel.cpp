@@ -2,6 +2,7 @@
 
 #include "gui/app/memory_chart.h"
 #include "gui/app/memory_view.h"
+#include "gui/app/panel_loader.h"
 #include "storage/project_db.h"
 
 #include <QFutureWatcher>
@@ -212,10 +213,7 @@ void RuntimePanel::showRun(const QString& dbPath, qlonglong runId)
     });
     watcher->setFuture(QtConcurrent::run([dbPath, runId]() -> std::shared_ptr<const Loaded> {
         auto out = std::make_shared<Loaded>();
-        storage::Database::OpenOptions readOnly;
-        readOnly.readOnly = true;
-        readOnly.create = false;
-        auto db = storage::openProject(dbPath.toStdString(), readOnly);
+        auto db = openProjectReadOnly(dbPath);
         if (!db) {
             out->error = QString::fromStdString(db.error().toString());
             return out;
