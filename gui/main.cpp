@@ -1,5 +1,6 @@
 // aclgraph-inspector: with a subcommand it runs headless on the engine; without one it opens the
 // window on the given files, or on the bundled samples.
+#include "gui/app/cache_panel.h"
 #include "gui/app/graph_panel.h"
 #include "gui/app/main_window.h"
 #include "gui/app/runtime_panel.h"
@@ -17,7 +18,8 @@ int main(int argc, char** argv)
 {
     // `--screenshot FILE` (docs/screenshots): save the window once what it shows has arrived, then
     // quit. `--select LABEL`: pick the project item with that label first (a graph opens in the
-    // Graph tab, a run in the Runtime tab, and the screenshot waits for it). `--step N`: a selected
+    // Graph tab, a run in the Runtime tab, a cache entry in the Cache tab, and the screenshot waits
+    // for it). `--step N`: a selected
     // run is shown at event N.
     QString screenshot, select, step;
     std::vector<char*> args(argv, argv + argc);
@@ -85,6 +87,7 @@ int main(int argc, char** argv)
             shoot();
         };
         QObject::connect(window.graphPanel(), &gui::GraphPanel::graphShown, &window, selectionShown);
+        QObject::connect(window.cachePanel(), &gui::CachePanel::shown, &window, selectionShown);
         const int wantedStep = step.isEmpty() ? 0 : step.toInt();
         QObject::connect(window.runtimePanel(), &gui::RuntimePanel::runShown, &window,
             [&window, wantedStep] { window.runtimePanel()->setStep(wantedStep); });

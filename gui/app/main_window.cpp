@@ -122,7 +122,7 @@ MainWindow::MainWindow(const QStringList& files, QWidget* parent)
     if (m_files->count())
         m_files->setCurrentRow(0);
     else
-        statusBar()->showMessage("No scenario given and no bundled samples found.");
+        m_files->hide(); // nothing to simulate from files: the project is the window
 }
 
 MainWindow::~MainWindow() = default;
