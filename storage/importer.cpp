@@ -122,7 +122,6 @@ struct Payload {
     std::unique_ptr<engine::runtime::MemoryTimeline> memory;
     std::string backend;
     std::vector<std::string> diagnostics;
-    uint64_t size = 0;
 };
 
 std::vector<std::string> diagnosticTexts(const std::vector<engine::readers::Diagnostic>& ds)
@@ -327,24 +326,6 @@ Result<Payload> readSource(SourceKind kind, const std::string& path, const Impor
     return p;
 }
 
-Result<uint64_t> sourceSize(const std::string& path)
-{
-    std::error_code ec;
-    if (!fs::is_directory(path, ec)) {
-        const uint64_t size = fs::file_size(path, ec);
-        if (ec)
-            return Error { ErrorCode::Io, ec.message(), path };
-        return size;
-    }
-    auto files = walkFiles(path);
-    if (!files)
-        return files.error();
-    uint64_t total = 0;
-    for (const fs::path& f : *files)
-        total += fs::file_size(fs::path(path) / f, ec);
-    return total;
-}
-
 Result<void> writePayload(WriteContext& ctx, int64_t sourceId, Payload& p, SourceResult& result)
 {
     for (Payload::GraphItem& item : p.graphs) {
@@ -383,33 +364,25 @@ Result<void> writePayload(WriteContext& ctx, int64_t sourceId, Payload& p, Sourc
     return {};
 }
 
-} // namespace
-
-Result<SourceKind> detectSourceKind(const std::string& path)
+/// What a folder holds: a compile cache wins over stage dumps (a cache dir holds no dumps).
+Result<SourceKind> folderKind(const std::vector<fs::path>& files, const std::string& path)
 {
-    std::error_code ec;
-    const fs::file_status st = fs::status(path, ec);
-    if (ec || !fs::exists(st))
-        return Error { ErrorCode::NotFound, "no such file or folder", path };
-    if (fs::is_directory(st)) {
-        auto files = walkFiles(path);
-        if (!files)
-            return files.error();
-        bool stages = false;
-        for (const fs::path& f : *files) {
-            if (f.filename() == "compiled_module")
-                return SourceKind::CacheDir;
-            stages = stages || engine::readers::isStageFileName(f.filename().string());
-        }
-        if (stages)
-            return SourceKind::DebugDir;
-        return Error { ErrorCode::InvalidArgument,
-            "neither a TorchAir compile cache (no compiled_module below it) nor a TORCH_COMPILE_DEBUG folder (no "
-            "NNN_*.txt dump below it)",
-            path };
+    bool stages = false;
+    for (const fs::path& f : files) {
+        if (f.filename() == "compiled_module")
+            return SourceKind::CacheDir;
+        stages = stages || engine::readers::isStageFileName(f.filename().string());
     }
-    if (!fs::is_regular_file(st))
-        return Error { ErrorCode::InvalidArgument, "not a regular file or a folder", path };
+    if (stages)
+        return SourceKind::DebugDir;
+    return Error { ErrorCode::InvalidArgument,
+        "neither a TorchAir compile cache (no compiled_module below it) nor a TORCH_COMPILE_DEBUG folder (no "
+        "NNN_*.txt dump below it)",
+        path };
+}
+
+Result<SourceKind> fileKind(const std::string& path)
+{
     const std::string head = readHead(path, kSniffBytes);
     if (head.empty())
         return Error { ErrorCode::InvalidArgument, "the file is empty", path };
@@ -429,44 +402,120 @@ Result<SourceKind> detectSourceKind(const std::string& path)
     return SourceKind::FxGraph;
 }
 
-Result<std::string> contentHash(const std::string& path)
+/// md5 of `file`'s bytes added to `md5`; returns how many bytes it read.
+Result<uint64_t> hashFile(const fs::path& file, engine::Md5& md5)
 {
-    auto hashFile = [](const fs::path& file, engine::Md5& md5) -> Result<void> {
-        std::ifstream in(file, std::ios::binary);
-        if (!in)
-            return Error { ErrorCode::Io, "cannot read the file", file.string() };
-        std::string buf(1 << 16, '\0');
-        while (in) {
-            in.read(buf.data(), std::streamsize(buf.size()));
-            md5.update(std::string_view(buf.data(), size_t(in.gcount())));
-        }
-        if (in.bad())
-            return Error { ErrorCode::Io, "cannot read the file", file.string() };
-        return {};
-    };
-    std::error_code ec;
-    engine::Md5 md5;
-    if (!fs::is_directory(path, ec)) {
-        if (auto r = hashFile(path, md5); !r)
-            return r.error();
-        return md5.hexDigest();
+    std::ifstream in(file, std::ios::binary);
+    if (!in)
+        return Error { ErrorCode::Io, "cannot read the file", file.string() };
+    std::string buf(1 << 16, '\0');
+    uint64_t bytes = 0;
+    while (in) {
+        in.read(buf.data(), std::streamsize(buf.size()));
+        md5.update(std::string_view(buf.data(), size_t(in.gcount())));
+        bytes += uint64_t(in.gcount());
     }
-    auto files = walkFiles(path);
-    if (!files)
-        return files.error();
+    if (in.bad())
+        return Error { ErrorCode::Io, "cannot read the file", file.string() };
+    return bytes;
+}
+
+struct Content {
+    std::string hash;
+    uint64_t size = 0; ///< bytes of the file, or of every file of the folder
+};
+
+/// The content hash and size in one read. `files`: the folder's walk, null for a file.
+Result<Content> hashContent(const std::string& path, const std::vector<fs::path>* files)
+{
+    engine::Md5 md5;
+    Content c;
+    if (!files) {
+        auto bytes = hashFile(path, md5);
+        if (!bytes)
+            return bytes.error();
+        return Content { md5.hexDigest(), *bytes };
+    }
     for (const fs::path& f : *files) {
         engine::Md5 one;
-        if (auto r = hashFile(fs::path(path) / f, one); !r)
-            return r.error();
-        const uint64_t size = fs::file_size(fs::path(path) / f, ec);
+        auto bytes = hashFile(fs::path(path) / f, one);
+        if (!bytes)
+            return bytes.error();
+        c.size += *bytes;
         md5.update(f.generic_string());
         md5.update(std::string_view("\0", 1));
-        md5.update(std::to_string(size));
+        md5.update(std::to_string(*bytes));
         md5.update(std::string_view("\0", 1));
         md5.update(one.hexDigest());
         md5.update("\n");
     }
-    return md5.hexDigest();
+    c.hash = md5.hexDigest();
+    return c;
+}
+
+/// The kind and content of `path`, walking a folder once for both.
+Result<std::pair<SourceKind, Content>> examine(const std::string& path)
+{
+    std::error_code ec;
+    const fs::file_status st = fs::status(path, ec);
+    if (ec || !fs::exists(st))
+        return Error { ErrorCode::NotFound, "no such file or folder", path };
+    std::optional<std::vector<fs::path>> files;
+    Result<SourceKind> kind = Error {};
+    if (fs::is_directory(st)) {
+        auto walked = walkFiles(path);
+        if (!walked)
+            return walked.error();
+        files = std::move(walked.value());
+        kind = folderKind(*files, path);
+    } else if (fs::is_regular_file(st)) {
+        kind = fileKind(path);
+    } else {
+        return Error { ErrorCode::InvalidArgument, "not a regular file or a folder", path };
+    }
+    if (!kind)
+        return kind.error();
+    auto content = hashContent(path, files ? &*files : nullptr);
+    if (!content)
+        return content.error();
+    return std::make_pair(*kind, std::move(content.value()));
+}
+
+} // namespace
+
+Result<SourceKind> detectSourceKind(const std::string& path)
+{
+    std::error_code ec;
+    const fs::file_status st = fs::status(path, ec);
+    if (ec || !fs::exists(st))
+        return Error { ErrorCode::NotFound, "no such file or folder", path };
+    if (fs::is_directory(st)) {
+        auto files = walkFiles(path);
+        if (!files)
+            return files.error();
+        return folderKind(*files, path);
+    }
+    if (!fs::is_regular_file(st))
+        return Error { ErrorCode::InvalidArgument, "not a regular file or a folder", path };
+    return fileKind(path);
+}
+
+Result<std::string> contentHash(const std::string& path)
+{
+    std::error_code ec;
+    if (!fs::is_directory(path, ec)) {
+        auto c = hashContent(path, nullptr);
+        if (!c)
+            return c.error();
+        return c->hash;
+    }
+    auto files = walkFiles(path);
+    if (!files)
+        return files.error();
+    auto c = hashContent(path, &*files);
+    if (!c)
+        return c.error();
+    return c->hash;
 }
 
 SourceResult importSource(
@@ -492,18 +541,17 @@ SourceResult importSource(
         return finish(SourceResult::Status::Cancelled, "cancelled");
     report("reading", 0);
 
-    auto kind = detectSourceKind(path);
-    if (!kind)
-        return finish(SourceResult::Status::Failed, kind.error().toString());
-    result.kind = sourceKindName(*kind);
-    auto hash = contentHash(path);
-    if (!hash)
-        return finish(SourceResult::Status::Failed, hash.error().toString());
+    auto examined = examine(path);
+    if (!examined)
+        return finish(SourceResult::Status::Failed, examined.error().toString());
+    const auto& [kind, content] = examined.value();
+    result.kind = sourceKindName(kind);
+    const std::string& hash = content.hash;
     {
         auto q = db.prepare("SELECT id, path FROM sources WHERE kind = ? AND content_hash = ?");
         if (!q)
             return finish(SourceResult::Status::Failed, q.error().toString());
-        q->bind(1, std::string_view(result.kind)).bind(2, std::string_view(*hash));
+        q->bind(1, std::string_view(result.kind)).bind(2, std::string_view(hash));
         auto row = q->step();
         if (!row)
             return finish(SourceResult::Status::Failed, row.error().toString());
@@ -513,10 +561,7 @@ SourceResult importSource(
                 "already imported as source " + std::to_string(result.sourceId) + " (" + q->columnText(1) + ")");
         }
     }
-    auto size = sourceSize(path);
-    if (!size)
-        return finish(SourceResult::Status::Failed, size.error().toString());
-    auto payload = readSource(*kind, path, options);
+    auto payload = readSource(kind, path, options);
     if (!payload) {
         const bool cancelled = options.cancelled && options.cancelled();
         return finish(cancelled ? SourceResult::Status::Cancelled : SourceResult::Status::Failed,
@@ -538,8 +583,8 @@ SourceResult importSource(
         return finish(SourceResult::Status::Failed, insert.error().toString());
     insert->bind(1, std::string_view(path))
         .bind(2, std::string_view(result.kind))
-        .bind(3, int64_t(*size))
-        .bind(4, std::string_view(*hash))
+        .bind(3, int64_t(content.size))
+        .bind(4, std::string_view(hash))
         .bind(5, std::string_view(nowIso()))
         .bind(6, std::string_view(engine::jsonText(nlohmann::json(result.diagnostics), -1)));
     if (auto r = insert->run(); !r)

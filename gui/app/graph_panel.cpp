@@ -6,10 +6,8 @@
 #include "storage/graph_store.h"
 #include "storage/project_db.h"
 
-#include <QFutureWatcher>
 #include <QLabel>
 #include <QVBoxLayout>
-#include <QtConcurrent>
 
 namespace gui {
 
@@ -38,53 +36,50 @@ GraphPanel::~GraphPanel() = default;
 
 void GraphPanel::showGraph(const QString& dbPath, qlonglong graphId)
 {
-    const int generation = ++m_generation;
     m_title->setText(QString("Loading graph %1 ...").arg(graphId));
-    auto* watcher = new QFutureWatcher<std::shared_ptr<const Loaded>>(this);
-    connect(watcher, &QFutureWatcher<std::shared_ptr<const Loaded>>::finished, this, [this, watcher, generation] {
-        auto loaded = watcher->result();
-        watcher->deleteLater();
-        if (generation != m_generation)
-            return;
-        if (!loaded->error.isEmpty()) {
-            m_title->setText(loaded->error);
-            m_loaded.reset();
-            m_current = {};
-            m_view->setView(m_current);
-            emit graphShown();
-            return;
-        }
-        m_loaded = loaded;
-        m_expanded.clear();
-        m_title->setText(loaded->title);
-        rebuild();
-    });
-    watcher->setFuture(QtConcurrent::run([dbPath, graphId]() -> std::shared_ptr<const Loaded> {
-        auto out = std::make_shared<Loaded>();
-        auto db = openProjectReadOnly(dbPath);
-        if (!db) {
-            out->error = QString::fromStdString(db.error().toString());
+    using Ptr = std::shared_ptr<const Loaded>;
+    loadLatest<Ptr>(
+        this, m_generation,
+        [dbPath, graphId]() -> Ptr {
+            auto out = std::make_shared<Loaded>();
+            auto db = openProjectReadOnly(dbPath);
+            if (!db) {
+                out->error = QString::fromStdString(db.error().toString());
+                return out;
+            }
+            auto g = storage::readGraph(*db, graphId);
+            if (!g) {
+                out->error = QString::fromStdString(g.error().toString());
+                return out;
+            }
+            out->graph = std::move(g.value());
+            if (auto reports = storage::readPassReports(*db, graphId))
+                for (const auto& r : *reports)
+                    for (const auto& rw : r.report.rewritten)
+                        out->rewritten.insert(rw.node);
+            out->grouping = engine::view::groupNodes(out->graph);
+            out->title = QString("%1: %2 nodes%3")
+                             .arg(QString::fromStdString(out->graph.id))
+                             .arg(out->graph.nodes.size())
+                             .arg(out->grouping.method == "none"
+                                     ? QString()
+                                     : QString(" (layers: %1)").arg(QString::fromStdString(out->grouping.method)));
             return out;
-        }
-        auto g = storage::readGraph(*db, graphId);
-        if (!g) {
-            out->error = QString::fromStdString(g.error().toString());
-            return out;
-        }
-        out->graph = std::move(g.value());
-        if (auto reports = storage::readPassReports(*db, graphId))
-            for (const auto& r : *reports)
-                for (const auto& rw : r.report.rewritten)
-                    out->rewritten.insert(rw.node);
-        out->grouping = engine::view::groupNodes(out->graph);
-        out->title = QString("%1: %2 nodes%3")
-                         .arg(QString::fromStdString(out->graph.id))
-                         .arg(out->graph.nodes.size())
-                         .arg(out->grouping.method == "none"
-                                 ? QString()
-                                 : QString(" (layers: %1)").arg(QString::fromStdString(out->grouping.method)));
-        return out;
-    }));
+        },
+        [this](Ptr loaded) {
+            if (!loaded->error.isEmpty()) {
+                m_title->setText(loaded->error);
+                m_loaded.reset();
+                m_current = {};
+                m_view->setView(m_current);
+                emit graphShown();
+                return;
+            }
+            m_loaded = loaded;
+            m_expanded.clear();
+            m_title->setText(loaded->title);
+            rebuild();
+        });
 }
 
 void GraphPanel::toggleGroup(int groupId)

@@ -7,11 +7,11 @@
 #include "gui/app/cache_panel.h"
 #include "gui/app/graph_panel.h"
 #include "gui/app/log_panel.h"
+#include "gui/app/panel_loader.h"
 #include "gui/app/passes_panel.h"
 #include "gui/app/runtime_panel.h"
 
 #include <QFileInfo>
-#include <QFutureWatcher>
 #include <QHeaderView>
 #include <QLabel>
 #include <QListWidget>
@@ -22,7 +22,6 @@
 #include <QTabWidget>
 #include <QTableWidget>
 #include <QVBoxLayout>
-#include <QtConcurrent>
 
 namespace gui {
 
@@ -134,29 +133,25 @@ int MainWindow::scenarioCount() const
 
 void MainWindow::openScenario(const QString& path)
 {
-    const int generation = ++m_generation;
     statusBar()->showMessage("Simulating " + path + " ...");
-    auto* watcher = new QFutureWatcher<Outcome>(this);
-    connect(watcher, &QFutureWatcher<Outcome>::finished, this, [this, watcher, generation, path] {
-        const Outcome o = watcher->result();
-        watcher->deleteLater();
-        if (generation != m_generation)
-            return;
-        if (!o.error.isEmpty())
-            showError(o.error);
-        else
-            showSimulation(path, o.sim);
-        emit resultShown();
-    });
-    watcher->setFuture(QtConcurrent::run([path]() -> Outcome {
-        auto scenario = engine::scenario::loadScenarioOrGraph(path.toStdString());
-        if (!scenario)
-            return { nullptr, QString::fromStdString(scenario.error().toString()) };
-        auto sim = engine::runtime::simulate(scenario.value());
-        if (!sim)
-            return { nullptr, QString::fromStdString(sim.error().toString()) };
-        return { std::make_shared<const engine::runtime::Simulation>(std::move(sim.value())), {} };
-    }));
+    loadLatest<Outcome>(
+        this, m_generation,
+        [path]() -> Outcome {
+            auto scenario = engine::scenario::loadScenarioOrGraph(path.toStdString());
+            if (!scenario)
+                return { nullptr, QString::fromStdString(scenario.error().toString()) };
+            auto sim = engine::runtime::simulate(scenario.value());
+            if (!sim)
+                return { nullptr, QString::fromStdString(sim.error().toString()) };
+            return { std::make_shared<const engine::runtime::Simulation>(std::move(sim.value())), {} };
+        },
+        [this, path](const Outcome& o) {
+            if (!o.error.isEmpty())
+                showError(o.error);
+            else
+                showSimulation(path, o.sim);
+            emit resultShown();
+        });
 }
 
 void MainWindow::showError(const QString& message)

@@ -5,6 +5,7 @@
 #include "gui/app/graph_panel.h"
 #include "gui/app/log_panel.h"
 #include "gui/app/main_window.h"
+#include "gui/app/panel_loader.h"
 #include "gui/app/passes_panel.h"
 #include "gui/app/project_model.h"
 #include "gui/app/runtime_panel.h"
@@ -20,7 +21,6 @@
 #include <QDropEvent>
 #include <QFileDialog>
 #include <QFileInfo>
-#include <QFutureWatcher>
 #include <QHeaderView>
 #include <QLabel>
 #include <QMenuBar>
@@ -32,7 +32,6 @@
 #include <QTabWidget>
 #include <QToolButton>
 #include <QTreeView>
-#include <QtConcurrent>
 
 namespace gui {
 
@@ -200,25 +199,20 @@ void MainWindow::openProject(const QString& path, const QStringList& importFirst
 
 void MainWindow::reloadOutline()
 {
-    const int generation = ++m_outlineGeneration;
-    auto* watcher = new QFutureWatcher<OutlineOutcome>(this);
-    connect(watcher, &QFutureWatcher<OutlineOutcome>::finished, this, [this, watcher, generation] {
-        const OutlineOutcome o = watcher->result();
-        watcher->deleteLater();
-        if (generation != m_outlineGeneration)
-            return;
-        if (!o.error.isEmpty()) {
-            m_banner->setText(o.error);
-            m_banner->show();
-            m_projectModel->setOutline({});
-        } else {
-            m_projectModel->setOutline(o.outline);
-            for (int r = 0; r < m_projectModel->rowCount(); ++r)
-                m_projectTree->expand(m_projectModel->index(r, 0));
-        }
-        emit projectShown();
-    });
-    watcher->setFuture(QtConcurrent::run(loadOutline, m_projectPath));
+    loadLatest<OutlineOutcome>(
+        this, m_outlineGeneration, [path = m_projectPath] { return loadOutline(path); },
+        [this](const OutlineOutcome& o) {
+            if (!o.error.isEmpty()) {
+                m_banner->setText(o.error);
+                m_banner->show();
+                m_projectModel->setOutline({});
+            } else {
+                m_projectModel->setOutline(o.outline);
+                for (int r = 0; r < m_projectModel->rowCount(); ++r)
+                    m_projectTree->expand(m_projectModel->index(r, 0));
+            }
+            emit projectShown();
+        });
 }
 
 void MainWindow::importFiles(const QStringList& paths)

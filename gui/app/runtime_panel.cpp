@@ -5,7 +5,6 @@
 #include "gui/app/panel_loader.h"
 #include "storage/project_db.h"
 
-#include <QFutureWatcher>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
@@ -19,7 +18,6 @@
 #include <QTimer>
 #include <QToolButton>
 #include <QVBoxLayout>
-#include <QtConcurrent>
 
 namespace gui {
 
@@ -202,31 +200,27 @@ RuntimePanel::~RuntimePanel() = default;
 void RuntimePanel::showRun(const QString& dbPath, qlonglong runId)
 {
     pause();
-    const int generation = ++m_generation;
     m_title->setText(QString("Loading run %1 ...").arg(runId));
-    auto* watcher = new QFutureWatcher<std::shared_ptr<const Loaded>>(this);
-    connect(watcher, &QFutureWatcher<std::shared_ptr<const Loaded>>::finished, this, [this, watcher, generation] {
-        auto loaded = watcher->result();
-        watcher->deleteLater();
-        if (generation == m_generation)
-            showLoaded(loaded);
-    });
-    watcher->setFuture(QtConcurrent::run([dbPath, runId]() -> std::shared_ptr<const Loaded> {
-        auto out = std::make_shared<Loaded>();
-        auto db = openProjectReadOnly(dbPath);
-        if (!db) {
-            out->error = QString::fromStdString(db.error().toString());
+    using Ptr = std::shared_ptr<const Loaded>;
+    loadLatest<Ptr>(
+        this, m_generation,
+        [dbPath, runId]() -> Ptr {
+            auto out = std::make_shared<Loaded>();
+            auto db = openProjectReadOnly(dbPath);
+            if (!db) {
+                out->error = QString::fromStdString(db.error().toString());
+                return out;
+            }
+            auto run = storage::readRun(*db, runId);
+            if (!run) {
+                out->error = QString::fromStdString(run.error().toString());
+                return out;
+            }
+            out->run = std::make_shared<const storage::StoredRun>(std::move(run.value()));
+            out->db = std::make_shared<storage::Database>(std::move(db.value()));
             return out;
-        }
-        auto run = storage::readRun(*db, runId);
-        if (!run) {
-            out->error = QString::fromStdString(run.error().toString());
-            return out;
-        }
-        out->run = std::make_shared<const storage::StoredRun>(std::move(run.value()));
-        out->db = std::make_shared<storage::Database>(std::move(db.value()));
-        return out;
-    }));
+        },
+        [this](Ptr loaded) { showLoaded(loaded); });
 }
 
 void RuntimePanel::showLoaded(const std::shared_ptr<const Loaded>& loaded)
