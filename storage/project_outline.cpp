@@ -63,6 +63,16 @@ OutlineNode& child(
     return parent.children.back();
 }
 
+/// The source's node under a section: matched by id, as two sources may share a file name.
+OutlineNode& sourceChild(OutlineNode& section, int64_t id, const std::string& name)
+{
+    for (OutlineNode& c : section.children)
+        if (c.kind == "source" && c.id == id)
+            return c;
+    section.children.push_back(node("source", name, {}, id));
+    return section.children.back();
+}
+
 std::string rankLabel(const Statement& s, int first)
 {
     std::string label;
@@ -124,8 +134,7 @@ Result<OutlineNode> readOutline(Database& db)
                 passResults[input->second].push_back(std::move(n));
                 return;
             }
-            OutlineNode& source = child(graphs, "source", sourceName[s.columnInt(1)]);
-            source.id = s.columnInt(1);
+            OutlineNode& source = sourceChild(graphs, s.columnInt(1), sourceName[s.columnInt(1)]);
             // A group other than the source's own path (debug folders: "model__0/forward") is a level.
             const std::string group = s.columnText(3);
             OutlineNode& parent
@@ -153,8 +162,7 @@ Result<OutlineNode> readOutline(Database& db)
         "SELECT id, source_id, model_folder, dist_folder, world, global_rank, tp_rank, pp_rank, func, loads, "
         "first_failure, relative_path FROM cache_entries ORDER BY source_id, model_folder, dist_folder, func, id",
         [&](const Statement& s) {
-            OutlineNode& source = child(caches, "source", sourceName[s.columnInt(1)]);
-            source.id = s.columnInt(1);
+            OutlineNode& source = sourceChild(caches, s.columnInt(1), sourceName[s.columnInt(1)]);
             OutlineNode* parent = &source;
             if (!s.columnText(2).empty())
                 parent = &child(*parent, "cache_model", s.columnText(2));

@@ -8,6 +8,7 @@
 #include "storage/run_store.h"
 
 #include <filesystem>
+#include <fstream>
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -111,6 +112,22 @@ TEST(ProjectOutline, ImportedSourcesAndRuns)
     EXPECT_GE(countKind(*multirank, "cache_rank"), 2);
     EXPECT_GE(countKind(*multirank, "cache_entry"), 2);
     EXPECT_EQ(find(graphs, "source", "multirank_cache"), nullptr);
+    // The same file name from another folder is a source of its own, not merged into the first.
+    const fs::path other = dir / "other";
+    fs::create_directories(other);
+    std::ofstream(other / "print_readable_simple.py") << "class GraphModule(torch.nn.Module):\n"
+                                                         "    def forward(self, x: \"f32[4]\"):\n"
+                                                         "        y: \"f32[4]\" = torch.ops.aten.sin.default(x)\n"
+                                                         "        return (y,)\n";
+    auto more = importPaths(path, { (other / "print_readable_simple.py").string() });
+    ASSERT_TRUE(more.ok());
+    ASSERT_EQ((*more)[0].status, SourceResult::Status::Imported) << (*more)[0].message;
+    auto again = readOutline(*db);
+    ASSERT_TRUE(again.ok());
+    int sameName = 0;
+    for (const OutlineNode& c : again->children[1].children)
+        sameName += c.kind == "source" && c.label == "print_readable_simple.py";
+    EXPECT_EQ(sameName, 2);
     // Runs, newest first.
     ASSERT_EQ(runs.children.size(), 2u);
     EXPECT_GT(runs.children[0].id, runs.children[1].id);
