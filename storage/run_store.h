@@ -9,6 +9,7 @@
 #include "storage/write_context.h"
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -43,6 +44,10 @@ struct StoredRun {
     RunRow row;
     std::string configJson;
     engine::runtime::Simulation sim;
+    /// The imported graph each FX graph of the run simulated, by TorchAir name ("graph_2" -> graphs.id):
+    /// the run's source's graph with the same scenario id, as imported (stage 0, before our passes).
+    /// A graph of a run without an imported source is absent.
+    std::map<std::string, int64_t> graphIds;
 };
 Result<StoredRun> readRun(Database& db, int64_t runId);
 

@@ -285,6 +285,19 @@ Result<void> readHazardsAndOwners(Database& db, int64_t runId, Simulation& sim)
         });
 }
 
+Result<void> readGraphIds(Database& db, int64_t runId, std::map<std::string, int64_t>& out)
+{
+    // Several stage-0 graphs of one source may share a name (a debug folder's groups): the first wins.
+    return eachRow(db, runId,
+        "SELECT rg.name, MIN(g.id) FROM run_graphs rg JOIN runs r ON r.id = rg.run_id "
+        "JOIN graphs g ON g.source_id = r.source_id AND g.name = rg.graph AND g.stage = 0 "
+        "WHERE rg.run_id = ? GROUP BY rg.name",
+        [&](const Statement& s) -> std::string {
+            out[s.columnText(0)] = s.columnInt(1);
+            return {};
+        });
+}
+
 } // namespace
 
 Result<std::vector<RunRow>> listRuns(Database& db)
@@ -340,6 +353,8 @@ Result<StoredRun> readRun(Database& db, int64_t runId)
     if (auto r = readCallsAndEvents(db, runId, sim); !r)
         return r.error();
     if (auto r = readHazardsAndOwners(db, runId, sim); !r)
+        return r.error();
+    if (auto r = readGraphIds(db, runId, run.graphIds); !r)
         return r.error();
     return run;
 }

@@ -1,26 +1,83 @@
 #include "gui/app/graph_panel.h"
 
 #include "gui/app/panel_loader.h"
+#include "gui/graph/async_layout.h"
 #include "gui/graph/graph_scene.h"
 #include "gui/graph/graph_view_widget.h"
 #include "storage/graph_store.h"
 #include "storage/project_db.h"
+#include "storage/run_store.h"
 
+#include <QCheckBox>
+#include <QHBoxLayout>
 #include <QLabel>
 #include <QVBoxLayout>
+#include <map>
 
 namespace gui {
+
+using engine::runtime::FocusRole;
+
+namespace {
+
+/// When several focused nodes fold into one group, the group shows the role that matters most.
+int rank(FocusRole r)
+{
+    switch (r) {
+    case FocusRole::Hazard:
+        return 4;
+    case FocusRole::Copied:
+        return 3;
+    case FocusRole::Rebuilt:
+        return 2;
+    case FocusRole::Returned:
+        return 1;
+    case FocusRole::Kept:
+        return 0;
+    }
+    return 0;
+}
+
+} // namespace
+
+QColor GraphPanel::focusColor(FocusRole role)
+{
+    switch (role) {
+    case FocusRole::Copied:
+        return QColor(239, 108, 0);
+    case FocusRole::Kept:
+        return QColor(120, 144, 156);
+    case FocusRole::Returned:
+        return QColor(46, 125, 50);
+    case FocusRole::Rebuilt:
+        return QColor(21, 101, 192);
+    case FocusRole::Hazard:
+        return QColor(211, 47, 47);
+    }
+    return {};
+}
 
 GraphPanel::GraphPanel(QWidget* parent)
     : QWidget(parent)
     , m_title(new QLabel("Pick a graph in the Project view."))
+    , m_focusLine(new QLabel)
+    , m_follow(new QCheckBox("Follow the stepper"))
     , m_view(new graph::GraphViewWidget)
 {
     m_title->setObjectName("graphTitle");
     m_title->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_focusLine->setObjectName("graphFocus");
+    m_focusLine->setTextFormat(Qt::RichText);
+    m_focusLine->setWordWrap(true);
+    m_follow->setChecked(true);
+    m_follow->setToolTip("Show the graph of the stepper's current event and outline the nodes it concerns");
+    auto* top = new QHBoxLayout;
+    top->addWidget(m_title, 1);
+    top->addWidget(m_follow);
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(4, 4, 4, 4);
-    layout->addWidget(m_title);
+    layout->addLayout(top);
+    layout->addWidget(m_focusLine);
     layout->addWidget(m_view, 1);
     connect(m_view->scene(), &graph::GraphScene::groupActivated, this, &GraphPanel::toggleGroup);
     connect(m_view->scene(), &graph::GraphScene::itemSelected, this, [this](int item) {
@@ -29,13 +86,42 @@ GraphPanel::GraphPanel(QWidget* parent)
         const auto& it = m_current.items[size_t(item)];
         emit nodeSelected(it.kind == engine::view::ViewItem::Kind::Node ? it.index : -1);
     });
-    connect(m_view, &graph::GraphViewWidget::viewShown, this, &GraphPanel::graphShown);
+    connect(m_view, &graph::GraphViewWidget::viewShown, this, &GraphPanel::onViewShown);
+    connect(m_follow, &QCheckBox::toggled, this, [this](bool on) {
+        if (!on) {
+            m_focus.clear();
+            m_focusText.clear();
+            m_focusLine->clear();
+            applyMarks();
+            emit focusChanged();
+        }
+    });
 }
 
 GraphPanel::~GraphPanel() = default;
 
+void GraphPanel::setFollowing(bool on)
+{
+    m_follow->setChecked(on);
+}
+
+bool GraphPanel::following() const
+{
+    return m_follow->isChecked();
+}
+
 void GraphPanel::showGraph(const QString& dbPath, qlonglong graphId)
 {
+    m_pending = {};
+    m_focus.clear();
+    m_focusText.clear();
+    m_focusLine->clear();
+    loadGraph(dbPath, graphId);
+}
+
+void GraphPanel::loadGraph(const QString& dbPath, qlonglong graphId)
+{
+    m_graphId = graphId;
     m_title->setText(QString("Loading graph %1 ...").arg(graphId));
     using Ptr = std::shared_ptr<const Loaded>;
     loadLatest<Ptr>(
@@ -55,8 +141,10 @@ void GraphPanel::showGraph(const QString& dbPath, qlonglong graphId)
             out->graph = std::move(g.value());
             if (auto reports = storage::readPassReports(*db, graphId))
                 for (const auto& r : *reports)
-                    for (const auto& rw : r.report.rewritten)
+                    for (const auto& rw : r.report.rewritten) {
+                        out->rewrittenBy[rw.node].push_back(r.report.name);
                         out->rewritten.insert(rw.node);
+                    }
             out->grouping = engine::view::groupNodes(out->graph);
             out->title = QString("%1: %2 nodes%3")
                              .arg(QString::fromStdString(out->graph.id))
@@ -67,17 +155,28 @@ void GraphPanel::showGraph(const QString& dbPath, qlonglong graphId)
             return out;
         },
         [this](Ptr loaded) {
+            m_expanded.clear();
+            m_selectNode = -1;
             if (!loaded->error.isEmpty()) {
                 m_title->setText(loaded->error);
                 m_loaded.reset();
+                m_pending = {};
                 m_current = {};
                 m_view->setView(m_current);
-                emit graphShown();
                 return;
             }
             m_loaded = loaded;
-            m_expanded.clear();
             m_title->setText(loaded->title);
+            if (m_pending.run) {
+                applyFocus();
+            } else { // outlines name nodes of the graph they were made for
+                m_focus.clear();
+                m_focusText.clear();
+                m_focusLine->clear();
+                if (!m_pending.selectName.isEmpty())
+                    openAround(m_pending.selectName);
+            }
+            m_pending = {};
             rebuild();
         });
 }
@@ -95,6 +194,143 @@ void GraphPanel::rebuild()
 {
     m_current = engine::view::buildView(m_loaded->graph, m_loaded->grouping, m_expanded, m_loaded->rewritten);
     m_view->setView(m_current);
+}
+
+void GraphPanel::onViewShown()
+{
+    applyMarks();
+    if (m_selectNode >= 0 && m_selectNode < int(m_current.itemOfNode.size())) {
+        const int node = m_selectNode;
+        m_selectNode = -1;
+        m_view->reveal(m_current.itemOfNode[size_t(node)], false);
+        if (m_selectNotify)
+            emit nodeSelected(node);
+    }
+    emit graphShown();
+}
+
+std::vector<std::string> GraphPanel::rewrittenBy(int node) const
+{
+    if (!m_loaded || node < 0 || node >= int(m_loaded->graph.nodes.size()))
+        return {};
+    const auto it = m_loaded->rewrittenBy.find(m_loaded->graph.nodes[size_t(node)].name);
+    return it == m_loaded->rewrittenBy.end() ? std::vector<std::string> {} : it->second;
+}
+
+void GraphPanel::followEvent(const QString& dbPath, std::shared_ptr<const storage::StoredRun> run, int event)
+{
+    if (!following() || !run || event < 0 || event >= int(run->sim.events.size()))
+        return;
+    const auto& e = run->sim.events[size_t(event)];
+    if (e.graph.empty()) { // run-level: keep the graph, drop the outlines
+        m_focus.clear();
+        m_focusText = QString("event %1 · %2: no FX graph").arg(event + 1).arg(engine::runtime::eventKindName(e.kind));
+        m_focusLine->setText(m_focusText.toHtmlEscaped());
+        applyMarks();
+        emit focusChanged();
+        return;
+    }
+    const auto id = run->graphIds.find(e.graph);
+    if (id == run->graphIds.end()) {
+        m_focus.clear();
+        m_focusText = QString("%1 was not imported into this project: its graph cannot be drawn")
+                          .arg(QString::fromStdString(e.graph));
+        m_focusLine->setText(m_focusText.toHtmlEscaped());
+        applyMarks();
+        emit focusChanged();
+        return;
+    }
+    m_pending = { run, event, {} };
+    if (id->second != m_graphId) {
+        loadGraph(dbPath, id->second);
+        return;
+    }
+    if (m_loaded) { // else the load under way applies it
+        applyFocus();
+        m_pending = {};
+    }
+}
+
+void GraphPanel::applyFocus()
+{
+    const auto& run = m_pending.run;
+    const int event = m_pending.event;
+    const auto& e = run->sim.events[size_t(event)];
+    m_focus = engine::runtime::eventFocus(m_loaded->graph, run->sim, event);
+    // "event 17 · input update of graph_2 (decode) key {4}: copied x · kept w, kv"
+    std::map<FocusRole, QStringList> byRole;
+    for (const auto& f : m_focus)
+        byRole[f.role] << QString::fromStdString(m_loaded->graph.nodes[size_t(f.node)].name);
+    QString html = QString("event %1 · %2 of %3 (%4)")
+                       .arg(event + 1)
+                       .arg(QString(engine::runtime::eventKindName(e.kind)).replace('_', ' '))
+                       .arg(QString::fromStdString(e.graph), QString::fromStdString(m_loaded->graph.id));
+    if (!e.key.empty())
+        html += QString(" key {%1}").arg(QString::fromStdString(e.key)).toHtmlEscaped();
+    QString plain = html;
+    for (const auto& [role, names] : byRole) {
+        const QString words = QString(engine::runtime::focusRoleName(role)) + " " + names.join(", ");
+        plain += " · " + words;
+        html += QString(" · <span style=\"color:%1\"><b>%2</b></span>")
+                    .arg(focusColor(role).name(), words.toHtmlEscaped());
+    }
+    m_focusText = plain;
+    m_focusLine->setText(html);
+    applyMarks();
+    emit focusChanged();
+}
+
+void GraphPanel::applyMarks()
+{
+    std::map<int, FocusRole> items; // view item -> strongest role folded into it
+    for (const auto& f : m_focus) {
+        if (f.node < 0 || f.node >= int(m_current.itemOfNode.size()))
+            continue;
+        const int item = m_current.itemOfNode[size_t(f.node)];
+        auto [it, fresh] = items.emplace(item, f.role);
+        if (!fresh && rank(f.role) > rank(it->second))
+            it->second = f.role;
+    }
+    std::vector<std::pair<int, QColor>> marks;
+    for (const auto& [item, role] : items)
+        marks.emplace_back(item, focusColor(role));
+    m_view->scene()->mark(marks);
+}
+
+QString GraphPanel::focusText() const
+{
+    return m_focusText;
+}
+
+bool GraphPanel::openAround(const QString& name)
+{
+    const int node = m_loaded->graph.find(name.toStdString());
+    if (node < 0)
+        return false;
+    // Open every group around the node so that it is drawn on its own.
+    bool opened = false;
+    for (int g = m_loaded->grouping.groupOf[size_t(node)]; g >= 0; g = m_loaded->grouping.groups[size_t(g)].parent)
+        opened |= m_expanded.insert(g).second;
+    m_selectNode = node;
+    return opened;
+}
+
+bool GraphPanel::selectNode(const QString& dbPath, qlonglong graphId, const QString& name, bool notify)
+{
+    m_selectNotify = notify;
+    if (graphId != m_graphId || !m_loaded) {
+        m_pending = { nullptr, -1, name };
+        if (graphId != m_graphId)
+            loadGraph(dbPath, graphId);
+        return true; // selected when it arrives
+    }
+    if (m_loaded->graph.find(name.toStdString()) < 0)
+        return false;
+    if (openAround(name))
+        rebuild(); // selected when the new view is on screen
+    else if (!m_current.items.empty() && !m_view->layouter()->busy())
+        onViewShown();
+    return true;
 }
 
 } // namespace gui

@@ -3,14 +3,28 @@
 /// GraphViewWidget. Loading (readGraph, the pass reports' rewritten nodes, groupNodes) runs off the
 /// UI thread; expanding or collapsing a group (double-click) rebuilds the visible view, which takes
 /// milliseconds, and lays it out again off the UI thread.
+///
+/// The stepper drives it (followEvent): the event's FX graph is shown (loaded when another one is)
+/// and the nodes the event concerns are outlined by role (engine/runtime/event_focus.h): copied
+/// inputs orange, kept inputs grey, returned outputs green, rebuilt outputs blue, hazards red. A
+/// node inside a folded group outlines the group. "Follow the stepper" turns this off.
 #include "engine/graph/graph_view.h"
+#include "engine/runtime/event_focus.h"
 
+#include <QColor>
 #include <QWidget>
+#include <map>
 #include <memory>
 #include <set>
 #include <string>
+#include <vector>
 
+class QCheckBox;
 class QLabel;
+
+namespace storage {
+struct StoredRun;
+}
 
 namespace gui {
 
@@ -28,6 +42,27 @@ public:
     void showGraph(const QString& dbPath, qlonglong graphId);
     /// Expands the group when it is folded, folds it when it is expanded.
     void toggleGroup(int groupId);
+    /// Shows the FX graph event `event` of `run` belongs to and outlines the nodes it concerns.
+    /// Does nothing while following is off, or for run-level events; a graph that was not imported
+    /// leaves the view as it is and says so.
+    void followEvent(const QString& dbPath, std::shared_ptr<const storage::StoredRun> run, int event);
+    /// Shows graph `graphId` (when another is shown) and selects its node `name`, expanding the
+    /// groups around it and centring it; emits nodeSelected when `notify`. False when it is not in
+    /// the graph.
+    bool selectNode(const QString& dbPath, qlonglong graphId, const QString& name, bool notify = true);
+    void setFollowing(bool on);
+    bool following() const;
+
+    /// The graph shown (nullptr while none is), its project id (-1) and the passes that rewrote
+    /// each node, by name.
+    const engine::Graph* graph() const { return m_loaded ? &m_loaded->graph : nullptr; }
+    qlonglong graphId() const { return m_graphId; }
+    std::vector<std::string> rewrittenBy(int node) const;
+    /// What the outlines show now (nodes and roles) and the line above the view that says it.
+    const std::vector<engine::runtime::FocusNode>& focus() const { return m_focus; }
+    QString focusText() const;
+    /// The outline colour of a focus role.
+    static QColor focusColor(engine::runtime::FocusRole role);
 
     graph::GraphViewWidget* view() const { return m_view; }
     const engine::view::Grouping* grouping() const { return m_loaded ? &m_loaded->grouping : nullptr; }
@@ -39,22 +74,45 @@ signals:
     void graphShown();
     /// The node under the selected item (-1 for a group), for the inspector.
     void nodeSelected(int node);
+    /// The outlines changed (followEvent, or a new graph arrived for a pending one).
+    void focusChanged();
 
 private:
     struct Loaded {
         engine::Graph graph;
         engine::view::Grouping grouping;
-        std::set<std::string> rewritten;
+        std::map<std::string, std::vector<std::string>> rewrittenBy; ///< node name -> passes
+        std::set<std::string> rewritten; ///< the same names, for buildView
         QString title;
         QString error;
     };
+    /// What to do once the graph being loaded is on screen.
+    struct Pending {
+        std::shared_ptr<const storage::StoredRun> run;
+        int event = -1;
+        QString selectName;
+    };
     void rebuild();
+    void onViewShown();
+    void applyFocus();
+    void applyMarks();
+    /// Expands the groups around node `name` and marks it to be selected; true when any opened.
+    bool openAround(const QString& name);
+    void loadGraph(const QString& dbPath, qlonglong graphId);
 
     QLabel* m_title;
+    QLabel* m_focusLine;
+    QCheckBox* m_follow;
     graph::GraphViewWidget* m_view;
     std::shared_ptr<const Loaded> m_loaded;
+    qlonglong m_graphId = -1; ///< shown or being loaded
     std::set<int> m_expanded;
     engine::view::ViewGraph m_current;
+    Pending m_pending;
+    std::vector<engine::runtime::FocusNode> m_focus;
+    QString m_focusText;
+    int m_selectNode = -1; ///< to select once the rebuilt view is on screen
+    bool m_selectNotify = true;
     int m_generation = 0;
 };
 

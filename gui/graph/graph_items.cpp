@@ -128,8 +128,8 @@ void ItemBoxItem::paint(QPainter* painter, const QStyleOptionGraphicsItem*, QWid
     QPen border(group ? QColor(57, 73, 171) : QColor(117, 117, 117), group ? 1.6 : 1.0);
     if (m_item.rewritten)
         border = QPen(kRewritten, 2.0);
-    if (m_highlighted)
-        border = QPen(kHighlight, 3.0);
+    if (m_highlight.isValid())
+        border = QPen(m_highlight, 3.5);
     if (isSelected())
         border = QPen(kSelected, 3.0);
     painter->setPen(border);
@@ -180,8 +180,13 @@ void ItemBoxItem::paint(QPainter* painter, const QStyleOptionGraphicsItem*, QWid
 
 void ItemBoxItem::setHighlighted(bool on)
 {
-    if (m_highlighted != on) {
-        m_highlighted = on;
+    setHighlightColor(on ? kHighlight : QColor());
+}
+
+void ItemBoxItem::setHighlightColor(const QColor& color)
+{
+    if (m_highlight != color) {
+        m_highlight = color;
         update();
     }
 }

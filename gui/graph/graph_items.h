@@ -36,8 +36,8 @@ std::vector<LegendEntry> legend();
 
 /// A node or group box centred on its position: rounded rectangle filled by role (groups: a
 /// distinct stacked style with an expand marker and member count), name and detail lines elided
-/// to fit, an orange badge when a pass rewrote it, a blue outline when selected and a magenta one
-/// when highlighted.
+/// to fit, an orange badge when a pass rewrote it, a blue outline when selected and a thick
+/// coloured one when highlighted (magenta, or the colour the stepper's focus gives it).
 class ItemBoxItem : public QGraphicsItem {
 public:
     ItemBoxItem(const engine::view::ViewItem& item, int viewIndex, const ItemBox& box);
@@ -45,7 +45,10 @@ public:
     QRectF boundingRect() const override;
     void paint(QPainter* painter, const QStyleOptionGraphicsItem* option, QWidget* widget) override;
     void setHighlighted(bool on);
-    bool highlighted() const { return m_highlighted; }
+    bool highlighted() const { return m_highlight.isValid(); }
+    /// Outlines the box in `color` (invalid: no outline), e.g. by the stepper's focus role.
+    void setHighlightColor(const QColor& color);
+    QColor highlightColor() const { return m_highlight; }
     int viewIndex() const { return m_viewIndex; }
     bool isGroup() const { return m_item.kind == engine::view::ViewItem::Kind::Group; }
 
@@ -58,7 +61,7 @@ private:
     engine::view::ViewItem m_item;
     int m_viewIndex;
     double m_width, m_height;
-    bool m_highlighted = false;
+    QColor m_highlight; ///< invalid: not highlighted
 };
 
 /// An edge: the Bezier route Graphviz gave it and an arrowhead at the target, thicker for edges

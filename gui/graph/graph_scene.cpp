@@ -76,6 +76,17 @@ void GraphScene::highlight(const std::vector<int>& items)
         m_edges[i]->setHighlighted(on.count(m_view.edges[i].from) && on.count(m_view.edges[i].to));
 }
 
+void GraphScene::mark(const std::vector<std::pair<int, QColor>>& items)
+{
+    for (auto* box : m_boxes)
+        box->setHighlightColor(QColor());
+    for (auto* edge : m_edges)
+        edge->setHighlighted(false);
+    for (const auto& [index, color] : items)
+        if (auto* box = boxItem(index))
+            box->setHighlightColor(color);
+}
+
 void GraphScene::activateItem(int viewItemIndex)
 {
     auto* box = boxItem(viewItemIndex);

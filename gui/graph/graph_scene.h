@@ -4,7 +4,9 @@
 #include "engine/graph/graph_view.h"
 #include "gui/graph/graph_layout.h"
 
+#include <QColor>
 #include <QGraphicsScene>
+#include <utility>
 #include <vector>
 
 namespace gui::graph {
@@ -32,6 +34,8 @@ public:
     int selectedItem() const;
     /// Outlines `items` (ViewItem indices) and the edges between them; replaces the last highlight.
     void highlight(const std::vector<int>& items);
+    /// Outlines each listed item (ViewItem index) in its colour; replaces the last highlight or marks.
+    void mark(const std::vector<std::pair<int, QColor>>& items);
     /// What a double-click on item `viewItemIndex` does: a group emits groupActivated(group id).
     void activateItem(int viewItemIndex);
     /// The box of ViewItem `viewItemIndex`, null when out of range.

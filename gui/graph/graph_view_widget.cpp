@@ -114,12 +114,18 @@ int GraphViewWidget::findNext(const QString& text)
     if (next == matches.end())
         next = matches.begin();
     m_lastMatch = *next;
-    m_scene->selectItem(m_lastMatch);
-    if (QGraphicsItem* box = m_scene->boxItem(m_lastMatch))
-        m_canvas->centerOn(box);
     m_status->setText(QString("match %1 of %2").arg(next - matches.begin() + 1).arg(matches.size()));
-    emit m_scene->itemSelected(m_lastMatch);
+    reveal(m_lastMatch, true);
     return m_lastMatch;
+}
+
+void GraphViewWidget::reveal(int viewItemIndex, bool notify)
+{
+    m_scene->selectItem(viewItemIndex);
+    if (QGraphicsItem* box = m_scene->boxItem(viewItemIndex))
+        m_canvas->centerOn(box);
+    if (notify)
+        emit m_scene->itemSelected(viewItemIndex);
 }
 
 QString GraphViewWidget::statusText() const

@@ -37,6 +37,8 @@ public:
     /// match of the same text; selects it, centres it and emits the scene's itemSelected. Returns
     /// its ViewItem index, -1 when nothing matches.
     int findNext(const QString& text);
+    /// Selects ViewItem `viewItemIndex` and centres it; emits the scene's itemSelected when `notify`.
+    void reveal(int viewItemIndex, bool notify);
 
     GraphScene* scene() const { return m_scene; }
     ZoomView* canvas() const { return m_canvas; }

@@ -13,7 +13,6 @@
 #include <QLabel>
 #include <QSignalSpy>
 #include <QStandardPaths>
-#include <QTabWidget>
 #include <QTemporaryDir>
 #include <QTreeView>
 #include <QtTest>
@@ -25,6 +24,7 @@ private slots:
     void initTestCase();
     void opensFoldedAndExpands();
     void projectSelectionShowsTheGraph();
+    void selectingANodeOpensItsGroups();
 
 private:
     QTemporaryDir m_dir;
@@ -103,9 +103,51 @@ void GraphPanelTest::projectSelectionShowsTheGraph()
     QSignalSpy shown(window.graphPanel(), &gui::GraphPanel::graphShown);
     window.projectTree()->setCurrentIndex(decode);
     QVERIFY(shown.wait(20000));
-    QCOMPARE(window.findChild<QTabWidget*>()->currentWidget(), window.graphPanel());
+    QVERIFY(window.graphPanel()->isVisible()); // the window's centre
     QVERIFY(window.graphPanel()->findChild<QLabel*>("graphTitle")->text().startsWith("decode:"));
     QVERIFY(!window.graphPanel()->currentView().items.empty());
+}
+
+// A node inside the folded layers (a block clicked in the Memory view names it): its layer group and
+// the layers group around it open, and it is the selected item.
+void GraphPanelTest::selectingANodeOpensItsGroups()
+{
+    gui::GraphPanel panel;
+    panel.resize(900, 700);
+    panel.show();
+    QSignalSpy shown(&panel, &gui::GraphPanel::graphShown);
+    QSignalSpy selected(&panel, &gui::GraphPanel::nodeSelected);
+    panel.showGraph(m_project, m_decode);
+    QVERIFY(shown.wait(20000));
+    const engine::Graph* graph = panel.graph();
+    QVERIFY(graph);
+    // A node of layer 5, which is folded away.
+    const auto* grouping = panel.grouping();
+    int node = -1;
+    for (size_t n = 0; n < graph->nodes.size() && node < 0; ++n) {
+        const int g = grouping->groupOf[n];
+        if (g >= 0 && grouping->groups[size_t(g)].kind == "layer" && grouping->groups[size_t(g)].layerIndex == 5)
+            node = int(n);
+    }
+    QVERIFY(node >= 0);
+    const QString name = QString::fromStdString(graph->nodes[size_t(node)].name);
+    const int folded = panel.currentView().itemOfNode[size_t(node)];
+    QCOMPARE(panel.currentView().items[size_t(folded)].kind, engine::view::ViewItem::Kind::Group);
+
+    QVERIFY(panel.selectNode(m_project, m_decode, name));
+    QTRY_COMPARE_WITH_TIMEOUT(selected.count(), 1, 20000);
+    QCOMPARE(selected.front().front().toInt(), node);
+    const int item = panel.view()->scene()->selectedItem();
+    QCOMPARE(item, panel.currentView().itemOfNode[size_t(node)]);
+    QCOMPARE(QString::fromStdString(panel.currentView().items[size_t(item)].label), name);
+    for (int g = grouping->groupOf[size_t(node)]; g >= 0; g = grouping->groups[size_t(g)].parent)
+        QVERIFY(panel.expanded().count(g));
+
+    // Quietly (a block click: the Inspector keeps the block) and a name the graph lacks.
+    QVERIFY(panel.selectNode(m_project, m_decode, QString::fromStdString(graph->nodes[0].name), false));
+    QTRY_COMPARE_WITH_TIMEOUT(panel.view()->scene()->selectedItem(), panel.currentView().itemOfNode[0], 20000);
+    QCOMPARE(selected.count(), 1);
+    QVERIFY(!panel.selectNode(m_project, m_decode, "no_such_node"));
 }
 
 QTEST_MAIN(GraphPanelTest)

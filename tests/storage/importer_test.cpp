@@ -1,8 +1,10 @@
 // The importer: every kind of source, duplicates, failures and cancels that leave the database as it
 // was, the worker thread, and a process killed mid-import (the kill test).
 #include "engine/scenario/decoder_generator.h"
+#include "storage/graph_store.h"
 #include "storage/importer.h"
 #include "storage/project_db.h"
+#include "storage/run_store.h"
 
 #include <chrono>
 #include <csignal>
@@ -184,6 +186,30 @@ TEST_F(Importer, SimulatesScenariosWhenAsked)
         count(*project, "SELECT count(*) FROM runs WHERE source_id = " + std::to_string((*results)[0].sourceId)), 1);
     EXPECT_GT(count(*project, "SELECT events FROM runs"), 0);
     EXPECT_GT(count(*project, "SELECT count(*) FROM run_keyframes"), 0);
+}
+
+// The stepper draws the graph an event belongs to: a stored run names the imported graph behind each of
+// its FX graphs (stage 0, not a pass result of the same name).
+TEST_F(Importer, RunKnowsItsImportedGraphs)
+{
+    const std::string db = file("p.aclgi");
+    ImportOptions options;
+    options.simulateScenarios = true;
+    auto results = importPaths(db, { kData + "/scenarios/decode_basic.json" }, options);
+    ASSERT_TRUE(results.ok());
+    auto project = openProject(db);
+    auto run = readRun(*project, 1);
+    ASSERT_TRUE(run.ok()) << run.error().toString();
+    ASSERT_FALSE(run->sim.graphs.empty());
+    EXPECT_EQ(run->graphIds.size(), run->sim.graphs.size());
+    for (const auto& g : run->sim.graphs) {
+        ASSERT_TRUE(run->graphIds.count(g.name)) << g.name;
+        const int64_t id = run->graphIds.at(g.name);
+        EXPECT_EQ(count(*project, "SELECT stage FROM graphs WHERE id = " + std::to_string(id)), 0);
+        auto graph = readGraph(*project, id);
+        ASSERT_TRUE(graph.ok());
+        EXPECT_EQ(graph->id, g.id);
+    }
 }
 
 TEST_F(Importer, FailureLeavesTheDatabaseAsItWas)
