@@ -1,0 +1,248 @@
+#include "gui/app/inspector_panel.h"
+
+#include "engine/cache/cache_checks.h"
+#include "gui/app/inspector_model.h"
+#include "gui/app/panel_loader.h"
+
+#include <QAction>
+#include <QApplication>
+#include <QClipboard>
+#include <QHeaderView>
+#include <QLabel>
+#include <QStackedWidget>
+#include <QTreeView>
+#include <QVBoxLayout>
+#include <memory>
+
+namespace gui {
+
+using engine::report::Detail;
+using engine::report::Details;
+
+namespace {
+
+Detail row(std::string key, std::string value, std::vector<Detail> children = {})
+{
+    return { std::move(key), std::move(value), std::move(children) };
+}
+
+std::string optionalInt(const std::optional<int>& v)
+{
+    return v ? std::to_string(*v) : "-";
+}
+
+Detail modelFolderRow(const engine::cache::ModelFolder& m)
+{
+    std::vector<Detail> fields { row("class", m.className), row("dynamic", m.dynamic ? "yes" : "no") };
+    engine::report::addNonEmpty(fields, "kind", m.kind);
+    fields.push_back(row("md5", m.md5));
+    return row("model folder", m.name, std::move(fields));
+}
+
+Detail distFolderRow(const engine::cache::DistFolder& d)
+{
+    if (!d.world)
+        return row("rank folder", d.name.empty() ? "none (func folder under the model folder)" : d.name);
+    std::vector<Detail> fields { row("world size", optionalInt(d.world)), row("global rank", optionalInt(d.globalRank)),
+        row("tp rank", optionalInt(d.tpRank)), row("pp rank", optionalInt(d.ppRank)) };
+    return row("rank folder", d.name, std::move(fields));
+}
+
+Detail checksRow(const std::vector<engine::cache::CacheCheck>& checks)
+{
+    std::vector<Detail> rows;
+    int failed = 0;
+    for (const auto& c : checks) {
+        failed += c.status == engine::cache::CacheCheck::Status::Failed ? 1 : 0;
+        std::string value = engine::cache::statusName(c.status);
+        if (!c.message.empty())
+            value += ": " + c.message;
+        std::vector<Detail> fields { row("status", engine::cache::statusName(c.status)) };
+        engine::report::addNonEmpty(fields, "exception", c.exception);
+        engine::report::addNonEmpty(fields, "message", c.message);
+        engine::report::addNonEmpty(fields, "detail", c.detail);
+        rows.push_back(row(c.name, value, std::move(fields)));
+    }
+    return row(
+        "checks", std::to_string(checks.size()) + " checks, " + std::to_string(failed) + " failed", std::move(rows));
+}
+
+QString kindLabel(const std::string& kind)
+{
+    if (kind == "node")
+        return "Node";
+    if (kind == "event")
+        return "Event";
+    if (kind == "block")
+        return "Block";
+    if (kind == "cache_entry")
+        return "Cache entry";
+    return QString::fromStdString(kind);
+}
+
+} // namespace
+
+Details cacheEntryDetails(const storage::StoredCacheEntry& e)
+{
+    Details d;
+    d.kind = "cache_entry";
+    d.title = e.relativePath.empty() ? e.path : e.relativePath;
+    auto& rows = d.rows;
+    rows.push_back(row("path", e.path));
+    engine::report::addNonEmpty(rows, "relative path", e.relativePath);
+    if (e.layoutKnown) {
+        rows.push_back(modelFolderRow(e.model));
+        rows.push_back(distFolderRow(e.dist));
+        rows.push_back(row("func", e.func));
+    } else {
+        rows.push_back(row("layout", "outside TorchAir's cache layout (no model, rank or func folder)"));
+    }
+    rows.push_back(row("backend", e.backend));
+    rows.push_back(row("TorchAir loads it", e.loads ? "yes" : "no"));
+    if (e.firstFailure)
+        rows.push_back(row("first failed check", *e.firstFailure));
+    if (e.readError)
+        rows.push_back(row("read error", *e.readError));
+    if (!e.metaName.empty() || !e.metaDate.empty())
+        rows.push_back(row("meta", e.metaName + (e.metaDate.empty() ? "" : ", " + e.metaDate)));
+    engine::report::addNonEmpty(rows, "version", e.version);
+    engine::report::addNonEmpty(rows, "python", e.python);
+    rows.push_back(checksRow(e.checks));
+    std::vector<Detail> options;
+    for (const auto& [name, value] : e.options)
+        options.push_back(row(name, value));
+    rows.push_back(row("key options", std::to_string(e.options.size()), std::move(options)));
+    std::vector<Detail> log;
+    for (const std::string& line : e.log)
+        log.push_back(row("line", line));
+    rows.push_back(
+        row("TorchAir log", log.empty() ? "nothing printed" : std::to_string(log.size()) + " lines", std::move(log)));
+    rows.push_back(row("graph id", e.graphId ? std::to_string(*e.graphId) : "none (py_code not read)"));
+    rows.push_back(row("entry id", std::to_string(e.id)));
+    return d;
+}
+
+InspectorPanel::InspectorPanel(QWidget* parent)
+    : QWidget(parent)
+    , m_title(new QLabel)
+    , m_pages(new QStackedWidget)
+    , m_empty(new QLabel("Select a node, block, event or cache entry"))
+    , m_view(new QTreeView)
+    , m_model(new InspectorModel(this))
+{
+    m_title->setObjectName("inspectorTitle");
+    m_title->setTextFormat(Qt::PlainText);
+    m_title->setWordWrap(true);
+    m_title->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    QFont bold = m_title->font();
+    bold.setBold(true);
+    m_title->setFont(bold);
+    m_empty->setObjectName("inspectorEmpty");
+    m_empty->setAlignment(Qt::AlignCenter);
+    m_empty->setWordWrap(true);
+    m_empty->setEnabled(false); // greyed, as a placeholder text
+
+    m_view->setObjectName("inspectorTree");
+    m_view->setModel(m_model);
+    m_view->setUniformRowHeights(false); // values of several lines (messages) take several lines
+    m_view->setWordWrap(false);
+    m_view->setTextElideMode(Qt::ElideRight); // the full value is the tooltip
+    m_view->setAlternatingRowColors(true);
+    m_view->setSelectionMode(QAbstractItemView::SingleSelection);
+    m_view->header()->setStretchLastSection(true);
+    m_view->setContextMenuPolicy(Qt::ActionsContextMenu);
+
+    // One action for the context menu and Ctrl+C, active while the focus is anywhere in the panel.
+    auto* copy = new QAction("Copy", this);
+    copy->setShortcut(QKeySequence::Copy);
+    copy->setShortcutContext(Qt::WidgetWithChildrenShortcut);
+    connect(copy, &QAction::triggered, this, &InspectorPanel::copyToClipboard);
+    m_view->addAction(copy);
+    addAction(copy);
+
+    m_pages->addWidget(m_empty);
+    m_pages->addWidget(m_view);
+    auto* layout = new QVBoxLayout(this);
+    layout->setContentsMargins(4, 4, 4, 4);
+    layout->addWidget(m_title);
+    layout->addWidget(m_pages, 1);
+    display({});
+}
+
+InspectorPanel::~InspectorPanel() = default;
+
+const Details& InspectorPanel::details() const
+{
+    return m_model->details();
+}
+
+void InspectorPanel::display(const Details& details)
+{
+    m_model->setDetails(details);
+    const bool empty = details.kind.empty() && details.title.empty() && details.rows.empty();
+    m_title->setText(
+        empty ? QString() : QString("%1: %2").arg(kindLabel(details.kind), QString::fromStdString(details.title)));
+    m_title->setVisible(!empty);
+    m_pages->setCurrentWidget(empty ? static_cast<QWidget*>(m_empty) : m_view);
+    // Top-level rows open, deeper ones closed: a second-level row's value already sums up its
+    // children (an output's annotation, an input's action, a check's status and message), and
+    // opening everything buries the next top-level row under 21 inputs x 3 fields.
+    m_view->expandToDepth(0);
+    m_view->resizeColumnToContents(InspectorModel::PropertyColumn);
+}
+
+void InspectorPanel::showDetails(const Details& details)
+{
+    ++m_generation; // a cache entry still loading would replace what the user picked after it
+    display(details);
+    emit shown();
+}
+
+void InspectorPanel::clear()
+{
+    showDetails({});
+}
+
+void InspectorPanel::showCacheEntry(const QString& dbPath, qlonglong entryId)
+{
+    m_title->setText(QString("Loading cache entry %1 ...").arg(entryId));
+    m_title->setVisible(true);
+    using Ptr = std::shared_ptr<const Details>;
+    auto load = [dbPath, entryId]() -> Ptr {
+        auto error = [entryId](const storage::Error& e) {
+            Details d;
+            d.kind = "cache_entry";
+            d.title = "cache entry " + std::to_string(entryId) + " cannot be read";
+            d.rows.push_back({ "error", e.toString(), {} });
+            return std::make_shared<const Details>(std::move(d));
+        };
+        auto db = openProjectReadOnly(dbPath);
+        if (!db)
+            return error(db.error());
+        auto entry = storage::readCacheEntry(*db, entryId);
+        if (!entry)
+            return error(entry.error());
+        return std::make_shared<const Details>(cacheEntryDetails(*entry));
+    };
+    loadLatest<Ptr>(this, m_generation, load, [this](Ptr details) {
+        display(*details);
+        emit shown();
+    });
+}
+
+QString InspectorPanel::copyText() const
+{
+    const Details& d = details();
+    if (d.kind.empty() && d.title.empty() && d.rows.empty())
+        return {};
+    return QString::fromStdString(engine::report::detailsText(d));
+}
+
+void InspectorPanel::copyToClipboard() const
+{
+    const QString text = copyText();
+    if (!text.isEmpty())
+        QApplication::clipboard()->setText(text);
+}
+
+} // namespace gui
