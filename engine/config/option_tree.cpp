@@ -384,11 +384,26 @@ using namespace detail;
 const std::vector<OptionSpec>& optionTable()
 {
     static const std::vector<OptionSpec> table = [] {
+        auto choices = [](const Node* n, const std::string& name) {
+            const Attr* a = n ? findAttr(*n, name) : nullptr;
+            return a && a->kind == AttrKind::Leaf && a->check.kind == CheckKind::Choice ? a->check.choices
+                                                                                        : std::vector<PyValue> {};
+        };
         std::vector<OptionSpec> out;
-        for (const Row& r : kRows)
-            out.push_back({ r.torchair, r.npugraphEx, r.type, *r.torchair ? torchairDefault(r.torchair) : PyValue {},
-                *r.npugraphEx ? npugraphExDefault(r.npugraphEx) : PyValue {}, r.inverted, r.inCacheKey,
-                r.acceptedByTorchairOptions, r.effect });
+        for (const Row& r : kRows) {
+            OptionSpec o { r.torchair, r.npugraphEx, r.type, *r.torchair ? torchairDefault(r.torchair) : PyValue {},
+                *r.npugraphEx ? npugraphExDefault(r.npugraphEx) : PyValue {}, {}, {}, r.inverted, r.inCacheKey,
+                r.acceptedByTorchairOptions, r.effect };
+            if (o.type == "choice") {
+                const size_t dot = o.torchairName.rfind('.');
+                if (!o.torchairName.empty())
+                    o.torchairChoices = choices(findNode(dot == std::string::npos ? "" : o.torchairName.substr(0, dot)),
+                        o.torchairName.substr(dot == std::string::npos ? 0 : dot + 1));
+                if (!o.npugraphExName.empty())
+                    o.npugraphExChoices = choices(&npugraphExConfig(), o.npugraphExName);
+            }
+            out.push_back(std::move(o));
+        }
         return out;
     }();
     return table;

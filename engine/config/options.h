@@ -28,6 +28,10 @@ struct OptionSpec {
     std::string type; ///< "bool", "int", "pool", "choice", "str", "dict", "intlist", "path", "callable"
     PyValue torchairDefault;
     PyValue npugraphExDefault;
+    /// The values a "choice" option accepts in each spelling (TorchAir's optional list); empty for
+    /// other types and for a spelling the backend lacks.
+    std::vector<PyValue> torchairChoices;
+    std::vector<PyValue> npugraphExChoices;
     bool inverted = false; ///< the npugraph_ex name means the opposite (reuse_graph_pool_in_same_fx)
     bool inCacheKey = false; ///< part of the compile-cache md5 (§5.1)
     bool acceptedByTorchairOptions = true; ///< npugraph_ex name accepted by torchair's options= mapper

@@ -20,16 +20,12 @@ std::string formatLogLine(const runtime::LogLine& line, config::Backend backend,
     return s + ": " + line.text;
 }
 
-namespace {
-
-std::string mib(uint64_t bytes)
+std::string formatMiB(uint64_t bytes)
 {
     char buf[64];
     std::snprintf(buf, sizeof buf, "%.2f MiB", double(bytes) / (1024.0 * 1024.0));
     return buf;
 }
-
-} // namespace
 
 std::string simulationText(const runtime::Simulation& sim, LogLevel minLevel)
 {
@@ -58,9 +54,10 @@ std::string simulationText(const runtime::Simulation& sim, LogLevel minLevel)
             + (g.fallbackToEager ? ", fell back to eager at call " + std::to_string(g.fallbackCall) : "") + "\n";
     }
     for (const runtime::PoolRecord& p : sim.pools)
-        out += "  pool " + p.pool.str() + (p.custom ? " (custom)" : "") + ": peak reserved " + mib(p.peakReserved)
-            + ", peak allocated " + mib(p.peakAllocated) + "\n";
-    out += "  device: peak reserved " + mib(sim.peakDeviceReserved) + " of " + mib(sim.capacityBytes) + "\n";
+        out += "  pool " + p.pool.str() + (p.custom ? " (custom)" : "") + ": peak reserved " + formatMiB(p.peakReserved)
+            + ", peak allocated " + formatMiB(p.peakAllocated) + "\n";
+    out += "  device: peak reserved " + formatMiB(sim.peakDeviceReserved) + " of " + formatMiB(sim.capacityBytes)
+        + "\n";
     return out;
 }
 

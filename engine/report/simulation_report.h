@@ -3,12 +3,16 @@
 /// then hazards and a summary) and the JSON summary documented in docs/simulate-json.md.
 #include "engine/runtime/simulator.h"
 
+#include <cstdint>
 #include <string>
 
 namespace engine::report {
 
 /// One log line as printed: "[INFO] TORCHAIR call 3: <text>" or "UserWarning: <text>".
 std::string formatLogLine(const runtime::LogLine& line, config::Backend backend, int call);
+
+/// `bytes` in MiB with two decimals ("12.50 MiB"), as the reports print memory.
+std::string formatMiB(uint64_t bytes);
 
 /// The text report: every log line at or above `minLevel`, then hazards and a per-graph summary.
 std::string simulationText(const runtime::Simulation& sim, runtime::LogLevel minLevel);

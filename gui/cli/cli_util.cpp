@@ -1,5 +1,7 @@
 #include "gui/cli/cli_util.h"
 
+#include "engine/config/setting_text.h"
+
 #include <cstdlib>
 #include <ostream>
 
@@ -8,17 +10,12 @@ namespace gui::cli {
 bool parseSetting(const std::string& text, std::vector<std::pair<std::string, engine::PyValue>>& into,
     std::ostream& err, const char* command)
 {
-    const auto eq = text.find('=');
-    if (eq == std::string::npos || eq == 0) {
-        err << command << ": --set expects NAME=VALUE, got '" << text << "'\n";
+    auto setting = engine::config::parseSetting(text);
+    if (!setting) {
+        err << command << ": --set " << setting.error().toString() << "\n";
         return false;
     }
-    auto value = engine::parsePyLiteral(text.substr(eq + 1));
-    if (!value) {
-        err << command << ": --set " << text << ": " << value.error().toString() << "\n";
-        return false;
-    }
-    into.emplace_back(text.substr(0, eq), value.value());
+    into.push_back(std::move(setting.value()));
     return true;
 }
 

@@ -10,7 +10,7 @@
 
 namespace gui::cli {
 
-/// `NAME=VALUE` of `--set`, the value read as a Python literal; false (with a message) if malformed.
+/// `NAME=VALUE` of `--set` (engine::config::parseSetting); false (with a message) if malformed.
 bool parseSetting(const std::string& text, std::vector<std::pair<std::string, engine::PyValue>>& into,
     std::ostream& err, const char* command);
 /// `s0=4,s1=128` of `--symbols`; false (with a message) if malformed.

@@ -5,60 +5,13 @@
 #include "gui/cli/cli_util.h"
 #include "gui/cli/commands.h"
 #include "storage/project_db.h"
-#include "storage/run_store.h"
+#include "storage/resimulate.h"
 
 #include <cstdlib>
-#include <filesystem>
 #include <optional>
 #include <ostream>
 
 namespace gui::cli {
-
-namespace {
-
-/// The sources row of the scenario file itself, when the project imported it.
-std::optional<int64_t> sourceOf(storage::Database& db, const std::string& path)
-{
-    std::error_code ec;
-    const std::string absolute = std::filesystem::absolute(path, ec).lexically_normal().string();
-    auto s = db.prepare("SELECT id FROM sources WHERE path = ? ORDER BY id DESC LIMIT 1");
-    if (ec || !s)
-        return std::nullopt;
-    s->bind(1, absolute);
-    auto row = s->step();
-    if (!row || !*row)
-        return std::nullopt;
-    return s->columnInt(0);
-}
-
-/// Writes the run and its memory timeline in one transaction; "stored run N in FILE" on `err`.
-int storeRun(storage::Database& db, const std::string& path, const engine::runtime::Simulation& sim,
-    const engine::runtime::MemoryTimeline& timeline, const std::vector<std::string>& overrides, std::ostream& err)
-{
-    storage::RunPlace place;
-    place.sourceId = sourceOf(db, path);
-    place.backend = engine::config::backendName(sim.options.backend);
-    place.overrides = overrides;
-    auto tx = storage::Transaction::begin(db);
-    if (!tx) {
-        err << "error: " << tx.error().toString() << "\n";
-        return 1;
-    }
-    storage::WriteContext ctx(db);
-    auto id = storage::writeRun(ctx, sim, place, &timeline);
-    if (!id) {
-        err << "error: " << id.error().toString() << "\n";
-        return 1;
-    }
-    if (auto r = tx->commit(); !r) {
-        err << "error: " << r.error().toString() << "\n";
-        return 1;
-    }
-    err << "stored run " << *id << " in " << db.path() << "\n";
-    return 0;
-}
-
-} // namespace
 
 int simulateCommand(const std::vector<std::string>& args, std::ostream& out, std::ostream& err)
 {
@@ -169,7 +122,13 @@ int simulateCommand(const std::vector<std::string>& args, std::ostream& out, std
                                   : engine::report::simulationText(sim.value(), level);
     if (int rc = writeResult(text, outPath, out, err); rc || !db)
         return rc;
-    return storeRun(*db, path, sim.value(), timeline, overrideTexts, err);
+    auto id = storage::storeSimulation(*db, path, sim.value(), timeline, overrideTexts);
+    if (!id) {
+        err << "error: " << id.error().toString() << "\n";
+        return 1;
+    }
+    err << "stored run " << *id << " in " << db->path() << "\n";
+    return 0;
 }
 
 } // namespace gui::cli

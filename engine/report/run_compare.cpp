@@ -1,0 +1,334 @@
+// Two runs as rows of a comparison (run_compare.h). Each section collects (metric, A, B) with the
+// values still as numbers where they are numbers, so that `differs` never depends on rounding in
+// what is printed.
+#include "engine/report/run_compare.h"
+
+#include "engine/core/json_text.h"
+#include "engine/report/simulation_report.h"
+
+#include <algorithm>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <optional>
+
+namespace engine::report {
+
+namespace {
+
+using runtime::GraphRecord;
+using runtime::PoolRecord;
+using runtime::Simulation;
+
+const char* const kNone = "—";
+
+class RowBuilder {
+public:
+    explicit RowBuilder(RunComparison& out)
+        : m_out(out)
+    {
+    }
+    void section(const char* name) { m_section = name; }
+
+    void text(const std::string& metric, const std::optional<std::string>& a, const std::optional<std::string>& b)
+    {
+        add(metric, a.value_or(kNone), b.value_or(kNone), a != b);
+    }
+    void count(const std::string& metric, std::optional<int64_t> a, std::optional<int64_t> b)
+    {
+        auto str = [](std::optional<int64_t> v) { return v ? std::to_string(*v) : std::string(kNone); };
+        add(metric, str(a), str(b), a != b);
+    }
+    /// Bytes as MiB (below 1 MiB as bytes); exact bytes too when both round to the same text but differ.
+    void bytes(const std::string& metric, std::optional<uint64_t> a, std::optional<uint64_t> b)
+    {
+        auto str = [](std::optional<uint64_t> v) {
+            return !v ? std::string(kNone) : *v < (1u << 20) ? std::to_string(*v) + " B" : formatMiB(*v);
+        };
+        std::string x = str(a), y = str(b);
+        if (a && b && *a != *b && x == y) {
+            x += " (" + std::to_string(*a) + " B)";
+            y += " (" + std::to_string(*b) + " B)";
+        }
+        add(metric, x, y, a != b);
+    }
+
+private:
+    void add(const std::string& metric, std::string a, std::string b, bool differs)
+    {
+        m_out.rows.push_back({ m_section, metric, std::move(a), std::move(b), differs });
+        m_out.differing += differs ? 1 : 0;
+    }
+    RunComparison& m_out;
+    std::string m_section;
+};
+
+void compareConfig(RowBuilder& rows, const Simulation& a, const Simulation& b,
+    const std::vector<std::pair<std::string, std::string>>& configA,
+    const std::vector<std::pair<std::string, std::string>>& configB)
+{
+    rows.section("config");
+    rows.text("backend", config::backendName(a.options.backend), config::backendName(b.options.backend));
+    std::vector<std::string> names;
+    for (const auto* config : { &configA, &configB })
+        for (const auto& [name, value] : *config)
+            if (std::find(names.begin(), names.end(), name) == names.end())
+                names.push_back(name);
+    auto find = [](const std::vector<std::pair<std::string, std::string>>& config, const std::string& name) {
+        for (const auto& [n, v] : config)
+            if (n == name)
+                return std::optional<std::string>(v);
+        return std::optional<std::string>();
+    };
+    for (const std::string& name : names)
+        rows.text(name, find(configA, name), find(configB, name));
+}
+
+struct Totals {
+    int captures = 0, mutatedInput = 0, coreLimit = 0, force = 0, replays = 0, eager = 0, fallback = 0;
+    int inputsCopied = 0, outputsRebuilt = 0;
+    uint64_t bytesCopied = 0;
+};
+
+Totals totalsOf(const Simulation& sim)
+{
+    Totals t;
+    for (const GraphRecord& g : sim.graphs) {
+        t.captures += g.captures;
+        t.mutatedInput += g.recapturesMutatedInput;
+        t.coreLimit += g.recapturesCoreLimit;
+        t.force += g.recapturesForce;
+        t.replays += g.replays;
+        t.eager += g.eagerCalls;
+        t.fallback += g.fallbackToEager ? 1 : 0;
+    }
+    for (const runtime::CallRecord& c : sim.calls) {
+        t.inputsCopied += c.inputsCopied;
+        t.bytesCopied += c.bytesCopied;
+        t.outputsRebuilt += c.outputsRebuilt;
+    }
+    return t;
+}
+
+void compareTotals(RowBuilder& rows, const Simulation& a, const Simulation& b)
+{
+    rows.section("totals");
+    const Totals x = totalsOf(a), y = totalsOf(b);
+    rows.count("calls", a.callsSimulated, b.callsSimulated);
+    rows.count("captures", x.captures, y.captures);
+    rows.count("recaptures (mutated_input)", x.mutatedInput, y.mutatedInput);
+    rows.count("recaptures (core_limit)", x.coreLimit, y.coreLimit);
+    rows.count("recaptures (force)", x.force, y.force);
+    rows.count("replays", x.replays, y.replays);
+    rows.count("eager calls", x.eager, y.eager);
+    rows.count("graphs fallen back to eager", x.fallback, y.fallback);
+    rows.count("inputs copied", x.inputsCopied, y.inputsCopied);
+    rows.bytes("bytes copied", x.bytesCopied, y.bytesCopied);
+    rows.count("outputs rebuilt", x.outputsRebuilt, y.outputsRebuilt);
+    rows.text("out of memory", a.outOfMemory ? "yes" : "no", b.outOfMemory ? "yes" : "no");
+}
+
+const GraphRecord* graphNamed(const Simulation& sim, const std::string& name)
+{
+    for (const GraphRecord& g : sim.graphs)
+        if (g.name == name)
+            return &g;
+    return nullptr;
+}
+
+void compareGraphs(RowBuilder& rows, const Simulation& a, const Simulation& b)
+{
+    rows.section("graphs");
+    std::vector<std::string> names;
+    for (const Simulation* sim : { &a, &b })
+        for (const GraphRecord& g : sim->graphs)
+            if (std::find(names.begin(), names.end(), g.name) == names.end())
+                names.push_back(g.name);
+    for (const std::string& name : names) {
+        const GraphRecord* x = graphNamed(a, name);
+        const GraphRecord* y = graphNamed(b, name);
+        auto field = [&](const GraphRecord* g, auto get) { return g ? std::optional<int64_t>(get(*g)) : std::nullopt; };
+        auto fallback = [](const GraphRecord* g) -> std::optional<std::string> {
+            if (!g)
+                return std::nullopt;
+            return g->fallbackToEager ? "at call " + std::to_string(g->fallbackCall) : std::string("no");
+        };
+        rows.text(
+            name + " scenario id", x ? std::optional(x->id) : std::nullopt, y ? std::optional(y->id) : std::nullopt);
+        rows.count(name + " keys", field(x, [](auto& g) { return g.allKeys.size(); }),
+            field(y, [](auto& g) { return g.allKeys.size(); }));
+        rows.count(name + " captures", field(x, [](auto& g) { return g.captures; }),
+            field(y, [](auto& g) { return g.captures; }));
+        auto recaptures
+            = [](const GraphRecord& g) { return g.recapturesMutatedInput + g.recapturesCoreLimit + g.recapturesForce; };
+        rows.count(name + " recaptures", field(x, recaptures), field(y, recaptures));
+        rows.count(name + " replays", field(x, [](auto& g) { return g.replays; }),
+            field(y, [](auto& g) { return g.replays; }));
+        rows.count(name + " eager calls", field(x, [](auto& g) { return g.eagerCalls; }),
+            field(y, [](auto& g) { return g.eagerCalls; }));
+        rows.text(name + " fallback", fallback(x), fallback(y));
+    }
+}
+
+/// Pools of both runs grouped by the graphs using them: two pools share a group when some graph
+/// uses both (one in each run), so a custom pool lines up with the private pools it replaces.
+struct PoolGroup {
+    std::vector<std::string> graphs; ///< in first-seen order
+    std::vector<const PoolRecord*> a, b;
+};
+
+std::vector<PoolGroup> poolGroups(const Simulation& a, const Simulation& b)
+{
+    std::vector<PoolGroup> groups;
+    auto groupOf = [&](const std::string& graph) {
+        for (size_t i = 0; i < groups.size(); ++i)
+            if (std::find(groups[i].graphs.begin(), groups[i].graphs.end(), graph) != groups[i].graphs.end())
+                return int(i);
+        return -1;
+    };
+    for (int side = 0; side < 2; ++side)
+        for (const PoolRecord& p : (side == 0 ? a : b).pools) {
+            // Every group one of its graphs is in merges into the first of them.
+            int into = -1;
+            for (const std::string& g : p.graphs) {
+                const int at = groupOf(g);
+                if (at < 0 || at == into)
+                    continue;
+                if (into < 0) {
+                    into = at;
+                    continue;
+                }
+                PoolGroup& target = groups[size_t(into)];
+                PoolGroup& from = groups[size_t(at)];
+                target.graphs.insert(target.graphs.end(), from.graphs.begin(), from.graphs.end());
+                target.a.insert(target.a.end(), from.a.begin(), from.a.end());
+                target.b.insert(target.b.end(), from.b.begin(), from.b.end());
+                groups.erase(groups.begin() + at);
+                into = at < into ? into - 1 : into;
+            }
+            if (into < 0) {
+                groups.emplace_back();
+                into = int(groups.size() - 1);
+            }
+            PoolGroup& g = groups[size_t(into)];
+            for (const std::string& graph : p.graphs)
+                if (std::find(g.graphs.begin(), g.graphs.end(), graph) == g.graphs.end())
+                    g.graphs.push_back(graph);
+            (side == 0 ? g.a : g.b).push_back(&p);
+        }
+    return groups;
+}
+
+void compareMemory(RowBuilder& rows, const Simulation& a, const Simulation& b)
+{
+    rows.section("memory");
+    rows.bytes("peak device reserved", a.peakDeviceReserved, b.peakDeviceReserved);
+    rows.bytes("peak device allocated", a.peakDeviceAllocated, b.peakDeviceAllocated);
+    rows.bytes("device capacity", a.capacityBytes, b.capacityBytes);
+    for (const PoolGroup& g : poolGroups(a, b)) {
+        std::string label = "pool of ";
+        for (size_t i = 0; i < g.graphs.size(); ++i)
+            label += (i ? ", " : "") + g.graphs[i];
+        auto kind = [](const std::vector<const PoolRecord*>& pools) -> std::optional<std::string> {
+            if (pools.empty())
+                return std::nullopt;
+            const bool custom = std::any_of(pools.begin(), pools.end(), [](const PoolRecord* p) { return p->custom; });
+            const std::string what = custom ? "custom" : "private";
+            return pools.size() == 1 ? what : std::to_string(pools.size()) + " pools, " + what;
+        };
+        // Several pools of one run in a group: the sum of their peaks (an upper bound of the group's peak).
+        auto sum = [](const std::vector<const PoolRecord*>& pools, uint64_t PoolRecord::*field) {
+            if (pools.empty())
+                return std::optional<uint64_t>();
+            uint64_t total = 0;
+            for (const PoolRecord* p : pools)
+                total += p->*field;
+            return std::optional<uint64_t>(total);
+        };
+        rows.text(label + " kind", kind(g.a), kind(g.b));
+        rows.bytes(label + " peak reserved", sum(g.a, &PoolRecord::peakReserved), sum(g.b, &PoolRecord::peakReserved));
+        rows.bytes(
+            label + " peak allocated", sum(g.a, &PoolRecord::peakAllocated), sum(g.b, &PoolRecord::peakAllocated));
+    }
+}
+
+void compareHazards(RowBuilder& rows, const Simulation& a, const Simulation& b)
+{
+    rows.section("hazards");
+    std::map<int, std::pair<int64_t, int64_t>> byKind;
+    for (const runtime::Hazard& h : a.hazards)
+        ++byKind[int(h.kind)].first;
+    for (const runtime::Hazard& h : b.hazards)
+        ++byKind[int(h.kind)].second;
+    rows.count("all", int64_t(a.hazards.size()), int64_t(b.hazards.size()));
+    for (const auto& [kind, counts] : byKind)
+        rows.count(runtime::hazardKindName(runtime::HazardKind(kind)), counts.first, counts.second);
+}
+
+/// Display width of UTF-8 text: code points, so "—" counts as one column.
+size_t columns(const std::string& s)
+{
+    return size_t(
+        std::count_if(s.begin(), s.end(), [](char c) { return (static_cast<unsigned char>(c) & 0xC0) != 0x80; }));
+}
+
+std::string padded(const std::string& s, size_t width)
+{
+    const size_t w = columns(s);
+    return w >= width ? s : s + std::string(width - w, ' ');
+}
+
+} // namespace
+
+RunComparison compareRuns(const Simulation& a, const Simulation& b, const std::string& labelA,
+    const std::string& labelB, const std::vector<std::pair<std::string, std::string>>& configA,
+    const std::vector<std::pair<std::string, std::string>>& configB)
+{
+    RunComparison out;
+    out.labelA = labelA;
+    out.labelB = labelB;
+    RowBuilder rows(out);
+    compareConfig(rows, a, b, configA, configB);
+    compareTotals(rows, a, b);
+    compareGraphs(rows, a, b);
+    compareMemory(rows, a, b);
+    compareHazards(rows, a, b);
+    return out;
+}
+
+std::string comparisonText(const RunComparison& c)
+{
+    size_t widths[4] = { columns("section"), columns("metric"), columns("A"), columns("B") };
+    for (const CompareRow& r : c.rows) {
+        widths[0] = std::max(widths[0], columns(r.section));
+        widths[1] = std::max(widths[1], columns(r.metric));
+        widths[2] = std::max(widths[2], columns(r.a));
+        widths[3] = std::max(widths[3], columns(r.b));
+    }
+    auto line
+        = [&](const std::string& s, const std::string& m, const std::string& a, const std::string& b, bool differs) {
+              std::string out = padded(s, widths[0]) + "  " + padded(m, widths[1]) + "  " + padded(a, widths[2]) + "  ";
+              out += differs ? padded(b, widths[3]) + "  *" : b;
+              while (!out.empty() && out.back() == ' ')
+                  out.pop_back();
+              return out + "\n";
+          };
+    std::string out = "A: " + c.labelA + "\nB: " + c.labelB + "\n\n";
+    out += line("section", "metric", "A", "B", false);
+    for (const CompareRow& r : c.rows)
+        out += line(r.section, r.metric, r.a, r.b, r.differs);
+    out += "\n" + std::to_string(c.differing) + " of " + std::to_string(c.rows.size()) + " rows differ\n";
+    return out;
+}
+
+std::string comparisonJson(const RunComparison& c, int indent)
+{
+    nlohmann::ordered_json rows = nlohmann::ordered_json::array();
+    for (const CompareRow& r : c.rows)
+        rows.push_back(
+            { { "section", r.section }, { "metric", r.metric }, { "a", r.a }, { "b", r.b }, { "differs", r.differs } });
+    nlohmann::ordered_json j = { { "format", "aclgraph-inspector-comparison" }, { "version", 1 }, { "a", c.labelA },
+        { "b", c.labelB }, { "differing", c.differing }, { "rows", rows } };
+    return jsonText(j, indent);
+}
+
+} // namespace engine::report

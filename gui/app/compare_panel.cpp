@@ -1,0 +1,301 @@
+#include "gui/app/compare_panel.h"
+
+#include "engine/report/run_config.h"
+#include "gui/app/panel_loader.h"
+#include "storage/resimulate.h"
+
+#include <QCheckBox>
+#include <QComboBox>
+#include <QFont>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QLabel>
+#include <QTableView>
+#include <QVBoxLayout>
+#include <optional>
+
+namespace gui {
+
+QString runLabel(const storage::RunRow& row, const std::vector<std::string>& overrides)
+{
+    QStringList settings;
+    for (const std::string& o : overrides)
+        settings << QString::fromStdString(o);
+    return QString("run %1 · %2 · %3")
+        .arg(row.id)
+        .arg(QString::fromStdString(row.scenarioName))
+        .arg(settings.isEmpty() ? QString("scenario config") : settings.join(", "));
+}
+
+ComparisonModel::ComparisonModel(QObject* parent)
+    : QAbstractTableModel(parent)
+{
+}
+
+void ComparisonModel::setComparison(std::shared_ptr<const engine::report::RunComparison> comparison)
+{
+    beginResetModel();
+    m_comparison = std::move(comparison);
+    rebuildRows();
+    endResetModel();
+}
+
+void ComparisonModel::setOnlyDifferences(bool only)
+{
+    if (only == m_onlyDifferences)
+        return;
+    beginResetModel();
+    m_onlyDifferences = only;
+    rebuildRows();
+    endResetModel();
+}
+
+void ComparisonModel::rebuildRows()
+{
+    m_rows.clear();
+    if (!m_comparison)
+        return;
+    for (size_t i = 0; i < m_comparison->rows.size(); ++i)
+        if (!m_onlyDifferences || m_comparison->rows[i].differs)
+            m_rows.push_back(int(i));
+}
+
+int ComparisonModel::rowCount(const QModelIndex& parent) const
+{
+    return parent.isValid() ? 0 : int(m_rows.size());
+}
+
+int ComparisonModel::columnCount(const QModelIndex& parent) const
+{
+    return parent.isValid() ? 0 : ColumnCount;
+}
+
+QVariant ComparisonModel::data(const QModelIndex& index, int role) const
+{
+    if (!checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid))
+        return {};
+    const engine::report::CompareRow& r = m_comparison->rows[size_t(m_rows[size_t(index.row())])];
+    switch (role) {
+    case Qt::DisplayRole:
+    case Qt::ToolTipRole: {
+        const std::string* texts[] = { &r.section, &r.metric, &r.a, &r.b };
+        return QString::fromStdString(*texts[index.column()]);
+    }
+    case Qt::FontRole:
+        if (r.differs) {
+            QFont bold;
+            bold.setBold(true);
+            return bold;
+        }
+        return {};
+    case Qt::BackgroundRole:
+        return r.differs ? QVariant(QColor(0xfb, 0xe8, 0xb0)) : QVariant();
+    case DiffersRole:
+        return r.differs;
+    default:
+        return {};
+    }
+}
+
+QVariant ComparisonModel::headerData(int section, Qt::Orientation orientation, int role) const
+{
+    if (orientation != Qt::Horizontal || section < 0 || section >= ColumnCount)
+        return {};
+    if (role == Qt::DisplayRole) {
+        static const char* const names[] = { "Section", "Metric", "A", "B" };
+        return QString(names[section]);
+    }
+    if (role == Qt::ToolTipRole && m_comparison && (section == AColumn || section == BColumn))
+        return QString::fromStdString(section == AColumn ? m_comparison->labelA : m_comparison->labelB);
+    return {};
+}
+
+namespace {
+
+struct RunList {
+    std::vector<std::pair<qlonglong, QString>> runs; ///< id, label
+    QString error;
+};
+
+std::shared_ptr<const RunList> listRunLabels(const QString& dbPath)
+{
+    auto out = std::make_shared<RunList>();
+    auto db = openProjectReadOnly(dbPath);
+    if (!db) {
+        out->error = QString::fromStdString(db.error().toString());
+        return out;
+    }
+    auto runs = storage::listRuns(*db);
+    if (!runs) {
+        out->error = QString::fromStdString(runs.error().toString());
+        return out;
+    }
+    for (const storage::RunRow& row : *runs) {
+        auto overrides = storage::readRunOverrides(*db, row.id);
+        out->runs.emplace_back(row.id, runLabel(row, overrides ? *overrides : std::vector<std::string> {}));
+    }
+    return out;
+}
+
+struct Compared {
+    std::shared_ptr<const engine::report::RunComparison> comparison;
+    QString error;
+};
+
+Compared compareStored(const QString& dbPath, qlonglong runA, qlonglong runB)
+{
+    auto db = openProjectReadOnly(dbPath);
+    if (!db)
+        return { nullptr, QString::fromStdString(db.error().toString()) };
+    std::string labels[2];
+    std::vector<std::pair<std::string, std::string>> configs[2];
+    std::optional<storage::StoredRun> runs[2];
+    const qlonglong ids[2] = { runA, runB };
+    for (int i = 0; i < 2; ++i) {
+        auto run = storage::readRun(*db, ids[i]);
+        if (!run)
+            return { nullptr, QString::fromStdString(run.error().toString()) };
+        auto overrides = storage::readRunOverrides(*db, ids[i]);
+        if (!overrides)
+            return { nullptr, QString::fromStdString(overrides.error().toString()) };
+        labels[i] = runLabel(run->row, *overrides).toStdString();
+        configs[i] = engine::report::runConfigPairs(run->sim.options.backend, run->configJson);
+        runs[i] = std::move(run.value());
+    }
+    return { std::make_shared<const engine::report::RunComparison>(
+                 engine::report::compareRuns(runs[0]->sim, runs[1]->sim, labels[0], labels[1], configs[0], configs[1])),
+        {} };
+}
+
+QComboBox* runCombo(const char* name)
+{
+    auto* combo = new QComboBox;
+    combo->setObjectName(name);
+    combo->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+    combo->setMinimumContentsLength(30);
+    return combo;
+}
+
+} // namespace
+
+ComparePanel::ComparePanel(QWidget* parent)
+    : QWidget(parent)
+    , m_runA(runCombo("compareRunA"))
+    , m_runB(runCombo("compareRunB"))
+    , m_onlyDifferences(new QCheckBox("only differences"))
+    , m_summary(new QLabel("Pick two runs."))
+    , m_error(new QLabel)
+    , m_view(new QTableView)
+    , m_model(new ComparisonModel(this))
+{
+    m_onlyDifferences->setObjectName("compareOnlyDifferences");
+    m_summary->setObjectName("compareSummary");
+    m_summary->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_error->setObjectName("compareError");
+    m_error->setWordWrap(true);
+    m_error->setStyleSheet("QLabel { background: #fde2e1; color: #7a1010; padding: 6px; }");
+    m_error->hide();
+    m_view->setObjectName("compareTable");
+    m_view->setModel(m_model);
+    m_view->setSelectionBehavior(QAbstractItemView::SelectRows);
+    m_view->setEditTriggers(QAbstractItemView::NoEditTriggers);
+    m_view->setWordWrap(false);
+    m_view->verticalHeader()->hide();
+    m_view->verticalHeader()->setDefaultSectionSize(m_view->fontMetrics().height() + 6);
+    m_view->horizontalHeader()->setStretchLastSection(true);
+
+    auto* bar = new QHBoxLayout;
+    bar->addWidget(new QLabel("A"));
+    bar->addWidget(m_runA, 1);
+    bar->addWidget(new QLabel("B"));
+    bar->addWidget(m_runB, 1);
+    bar->addWidget(m_onlyDifferences);
+    auto* layout = new QVBoxLayout(this);
+    layout->setContentsMargins(4, 4, 4, 4);
+    layout->addLayout(bar);
+    layout->addWidget(m_error);
+    layout->addWidget(m_summary);
+    layout->addWidget(m_view, 1);
+
+    connect(m_onlyDifferences, &QCheckBox::toggled, m_model, &ComparisonModel::setOnlyDifferences);
+    for (QComboBox* combo : { m_runA, m_runB })
+        connect(combo, QOverload<int>::of(&QComboBox::currentIndexChanged), this, [this] { compareSelected(); });
+}
+
+ComparePanel::~ComparePanel() = default;
+
+void ComparePanel::selectRun(QComboBox* combo, qlonglong runId)
+{
+    const QSignalBlocker block(combo);
+    combo->setCurrentIndex(combo->findData(runId));
+}
+
+void ComparePanel::setProject(const QString& dbPath)
+{
+    m_dbPath = dbPath;
+    using Loaded = std::shared_ptr<const RunList>;
+    loadLatest<Loaded>(
+        this, m_listGeneration, [dbPath] { return listRunLabels(dbPath); },
+        [this](Loaded list) {
+            const QVariant oldA = m_runA->currentData(), oldB = m_runB->currentData();
+            for (QComboBox* combo : { m_runA, m_runB }) {
+                const QSignalBlocker block(combo);
+                combo->clear();
+                for (const auto& [id, label] : list->runs)
+                    combo->addItem(label, id);
+            }
+            const int n = int(list->runs.size());
+            selectRun(m_runA,
+                m_runA->findData(oldA) >= 0 ? oldA.toLongLong()
+                    : n >= 2                ? list->runs[size_t(n - 2)].first
+                                            : -1);
+            selectRun(m_runB,
+                m_runB->findData(oldB) >= 0 ? oldB.toLongLong()
+                    : n >= 1                ? list->runs[size_t(n - 1)].first
+                                            : -1);
+            m_error->setVisible(!list->error.isEmpty());
+            m_error->setText(list->error);
+            emit runsListed();
+            if (!list->error.isEmpty())
+                emit failed(list->error);
+            else
+                compareSelected();
+        });
+}
+
+void ComparePanel::compareSelected()
+{
+    if (m_dbPath.isEmpty() || m_runA->currentIndex() < 0 || m_runB->currentIndex() < 0)
+        return;
+    compare(m_dbPath, m_runA->currentData().toLongLong(), m_runB->currentData().toLongLong());
+}
+
+void ComparePanel::compare(const QString& dbPath, qlonglong runA, qlonglong runB)
+{
+    m_dbPath = dbPath;
+    selectRun(m_runA, runA);
+    selectRun(m_runB, runB);
+    m_summary->setText(QString("Comparing run %1 with run %2 ...").arg(runA).arg(runB));
+    loadLatest<Compared>(
+        this, m_compareGeneration, [dbPath, runA, runB] { return compareStored(dbPath, runA, runB); },
+        [this](Compared result) {
+            m_error->setVisible(!result.error.isEmpty());
+            m_error->setText(result.error);
+            if (!result.error.isEmpty()) {
+                m_summary->setText("No comparison.");
+                m_model->setComparison(nullptr);
+                emit failed(result.error);
+                return;
+            }
+            const auto& c = *result.comparison;
+            m_summary->setText(QString("A: %1\nB: %2\n%3 of %4 rows differ")
+                                   .arg(QString::fromStdString(c.labelA), QString::fromStdString(c.labelB))
+                                   .arg(c.differing)
+                                   .arg(c.rows.size()));
+            m_model->setComparison(result.comparison);
+            m_view->resizeColumnsToContents();
+            emit compared();
+        });
+}
+
+} // namespace gui

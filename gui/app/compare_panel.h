@@ -1,0 +1,92 @@
+#pragma once
+/// The Compare tab: two stored runs of the project side by side (engine::report::compareRuns):
+/// configuration, totals, FX graphs, memory per pool and hazards, differing rows in bold on a tint,
+/// optionally only those. Runs are listed and read off the UI thread.
+#include "engine/report/run_compare.h"
+#include "storage/run_store.h"
+
+#include <QAbstractTableModel>
+#include <QWidget>
+#include <memory>
+#include <vector>
+
+class QCheckBox;
+class QComboBox;
+class QLabel;
+class QTableView;
+
+namespace gui {
+
+/// "run N · scenario name · overrides" ("· scenario config" without overrides), as the Compare and
+/// Config tabs name a run.
+QString runLabel(const storage::RunRow& row, const std::vector<std::string>& overrides);
+
+/// The rows of a RunComparison: columns Section, Metric, A, B. A differing row is bold with a
+/// tinted background (Qt::FontRole, Qt::BackgroundRole) and DiffersRole gives it as a bool. With
+/// onlyDifferences the other rows are left out.
+class ComparisonModel : public QAbstractTableModel {
+    Q_OBJECT
+public:
+    enum Column { SectionColumn, MetricColumn, AColumn, BColumn, ColumnCount };
+    static constexpr int DiffersRole = Qt::UserRole;
+
+    explicit ComparisonModel(QObject* parent = nullptr);
+
+    /// Replaces the rows (a reset); null clears them.
+    void setComparison(std::shared_ptr<const engine::report::RunComparison> comparison);
+    const engine::report::RunComparison* comparison() const { return m_comparison.get(); }
+    void setOnlyDifferences(bool only);
+    bool onlyDifferences() const { return m_onlyDifferences; }
+
+    int rowCount(const QModelIndex& parent = {}) const override;
+    int columnCount(const QModelIndex& parent = {}) const override;
+    QVariant data(const QModelIndex& index, int role = Qt::DisplayRole) const override;
+    QVariant headerData(int section, Qt::Orientation orientation, int role = Qt::DisplayRole) const override;
+
+private:
+    void rebuildRows();
+
+    std::shared_ptr<const engine::report::RunComparison> m_comparison;
+    std::vector<int> m_rows; ///< indices into m_comparison->rows shown
+    bool m_onlyDifferences = false;
+};
+
+class ComparePanel : public QWidget {
+    Q_OBJECT
+public:
+    explicit ComparePanel(QWidget* parent = nullptr);
+    ~ComparePanel() override;
+
+    /// Lists the runs of the project at `dbPath` in both combo boxes (off the UI thread); runsListed()
+    /// follows. The selection is kept where the same runs are still there, else the last two runs.
+    void setProject(const QString& dbPath);
+    /// Compares run `runA` with run `runB` of the project at `dbPath` (read off the UI thread);
+    /// compared() follows, or failed() with the error.
+    void compare(const QString& dbPath, qlonglong runA, qlonglong runB);
+
+    ComparisonModel* model() const { return m_model; }
+    QComboBox* runA() const { return m_runA; }
+    QComboBox* runB() const { return m_runB; }
+
+signals:
+    void runsListed();
+    void compared();
+    void failed(const QString& message);
+
+private:
+    void compareSelected();
+    void selectRun(QComboBox* combo, qlonglong runId);
+
+    QComboBox* m_runA;
+    QComboBox* m_runB;
+    QCheckBox* m_onlyDifferences;
+    QLabel* m_summary;
+    QLabel* m_error;
+    QTableView* m_view;
+    ComparisonModel* m_model;
+    QString m_dbPath;
+    int m_listGeneration = 0;
+    int m_compareGeneration = 0;
+};
+
+} // namespace gui

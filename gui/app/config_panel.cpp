@@ -1,0 +1,461 @@
+#include "gui/app/config_panel.h"
+
+#include "engine/config/options.h"
+#include "engine/report/run_config.h"
+#include "gui/app/compare_panel.h"
+#include "gui/app/panel_loader.h"
+#include "storage/resimulate.h"
+#include "storage/run_store.h"
+
+#include <QCheckBox>
+#include <QComboBox>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QLabel>
+#include <QLineEdit>
+#include <QProgressBar>
+#include <QPushButton>
+#include <QSpinBox>
+#include <QTableWidget>
+#include <QTimer>
+#include <QVBoxLayout>
+#include <atomic>
+#include <climits>
+
+namespace gui {
+
+struct ConfigPanel::Loaded {
+    qlonglong runId = 0;
+    QString title;
+    engine::config::Backend backend = engine::config::Backend::TorchAir;
+    std::vector<engine::report::RunOption> options; ///< by option table index
+    QString error;
+};
+
+/// Shared with the worker: its progress, and the cancel it is asked for.
+struct ConfigPanel::Job {
+    std::atomic<int> done { 0 };
+    std::atomic<int> total { 0 };
+    std::atomic<bool> cancel { false };
+    qlonglong base = 0;
+    QMap<int, QString> edits; ///< what was sent
+    bool stale = false; ///< another run was shown since: the result is not shown
+};
+
+/// What the worker hands back (QtConcurrent needs a default-constructible result).
+struct ConfigPanel::Outcome {
+    bool ok = false;
+    bool cancelled = false;
+    qlonglong runId = 0;
+    bool reused = false;
+    QString error;
+};
+
+namespace {
+
+/// A Python literal as its repr(), so that `true` and `True` count as the same value; the text
+/// itself when it is not a literal.
+QString normalized(const QString& value)
+{
+    auto v = engine::parsePyLiteral(value.toStdString());
+    return v ? QString::fromStdString(v->repr()) : value;
+}
+
+QTableWidgetItem* textItem(const std::string& text, const QString& tip)
+{
+    auto* item = new QTableWidgetItem(text.empty() ? QString("—") : QString::fromStdString(text));
+    item->setFlags(text.empty() ? Qt::NoItemFlags : Qt::ItemIsEnabled | Qt::ItemIsSelectable);
+    item->setToolTip(text.empty() ? QString() : QString::fromStdString(text) + ": " + tip);
+    return item;
+}
+
+template <class T> void setBold(T* w, bool bold)
+{
+    if (!w)
+        return;
+    QFont f = w->font();
+    f.setBold(bold);
+    w->setFont(f);
+}
+
+} // namespace
+
+ConfigPanel::ConfigPanel(QWidget* parent)
+    : QWidget(parent)
+    , m_title(new QLabel("Pick a run in the Project view."))
+    , m_message(new QLabel)
+    , m_table(new QTableWidget(0, ColumnCount))
+    , m_simulate(new QPushButton("Simulate"))
+    , m_reset(new QPushButton("Reset"))
+    , m_cancel(new QPushButton("Cancel"))
+    , m_progress(new QProgressBar)
+    , m_settle(new QTimer(this))
+    , m_poll(new QTimer(this))
+{
+    m_title->setObjectName("configTitle");
+    m_title->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_title->setWordWrap(true);
+    m_message->setObjectName("configMessage");
+    m_message->setWordWrap(true);
+    m_message->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_message->hide();
+    m_table->setObjectName("configTable");
+    m_table->setHorizontalHeaderLabels({ "torchair", "npugraph_ex", "value", "default", "" });
+    m_table->setSelectionBehavior(QAbstractItemView::SelectRows);
+    m_table->setSelectionMode(QAbstractItemView::SingleSelection);
+    m_table->setEditTriggers(QAbstractItemView::NoEditTriggers);
+    m_table->setTextElideMode(Qt::ElideMiddle); // long dotted names keep both ends; the tooltip has all
+    m_table->setWordWrap(false);
+    m_table->verticalHeader()->hide();
+    m_table->horizontalHeader()->setSectionResizeMode(QHeaderView::Interactive);
+    m_table->horizontalHeader()->setStretchLastSection(true);
+    const QFontMetrics metrics = m_table->fontMetrics();
+    m_table->setColumnWidth(TorchairColumn, metrics.horizontalAdvance("debug.aclgraph.static_capture_size_limit") + 16);
+    m_table->setColumnWidth(NpugraphExColumn, metrics.horizontalAdvance("reuse_graph_pool_in_same_fx") + 16);
+    m_table->setColumnWidth(ValueColumn, metrics.horizontalAdvance("'reduce-overhead'") + 48);
+    m_table->setColumnWidth(DefaultColumn, metrics.horizontalAdvance("'reduce-overhead'") + 16);
+    m_simulate->setObjectName("configSimulate");
+    m_simulate->setToolTip("Simulate the run's scenario again with the edited options");
+    m_reset->setObjectName("configReset");
+    m_reset->setToolTip("Drop the edits");
+    m_cancel->setObjectName("configCancel");
+    m_progress->setObjectName("configProgress");
+    m_progress->setFormat("call %v of %m");
+    m_progress->hide();
+    m_cancel->hide();
+    m_settle->setSingleShot(true);
+    m_settle->setInterval(kSettleMs);
+    m_poll->setInterval(100); // progress at about 10 Hz
+
+    auto* bar = new QHBoxLayout;
+    bar->addWidget(m_simulate);
+    bar->addWidget(m_reset);
+    bar->addWidget(m_progress, 1);
+    bar->addWidget(m_cancel);
+    bar->addStretch();
+    auto* layout = new QVBoxLayout(this);
+    layout->setContentsMargins(4, 4, 4, 4);
+    layout->addWidget(m_title);
+    layout->addWidget(m_message);
+    layout->addWidget(m_table, 1);
+    layout->addLayout(bar);
+
+    connect(m_simulate, &QPushButton::clicked, this, &ConfigPanel::simulate);
+    connect(m_reset, &QPushButton::clicked, this, &ConfigPanel::reset);
+    connect(m_cancel, &QPushButton::clicked, this, &ConfigPanel::cancel);
+    connect(m_settle, &QTimer::timeout, this, &ConfigPanel::simulate);
+    connect(m_poll, &QTimer::timeout, this, [this] {
+        if (!m_job)
+            return;
+        m_progress->setMaximum(std::max(1, m_job->total.load()));
+        m_progress->setValue(m_job->done.load());
+    });
+    refreshMarks();
+}
+
+ConfigPanel::~ConfigPanel()
+{
+    if (m_job) {
+        m_job->cancel = true;
+        m_watcher->waitForFinished();
+    }
+}
+
+QStringList ConfigPanel::editedOverrides() const
+{
+    QStringList out;
+    if (!m_loaded)
+        return out;
+    for (auto it = m_edits.begin(); it != m_edits.end(); ++it)
+        out << QString::fromStdString(m_loaded->options[size_t(it.key())].name) + "=" + it.value();
+    return out;
+}
+
+bool ConfigPanel::busy() const
+{
+    return m_job != nullptr;
+}
+
+void ConfigPanel::showRun(const QString& dbPath, qlonglong runId)
+{
+    if (m_job) {
+        m_job->cancel = true;
+        m_job->stale = true;
+    }
+    m_again = false;
+    m_dbPath = dbPath;
+    m_message->hide();
+    load(runId, false);
+}
+
+void ConfigPanel::load(qlonglong runId, bool keepEdits)
+{
+    if (!keepEdits) {
+        m_edits.clear();
+        m_settle->stop();
+    }
+    m_runId = runId;
+    m_title->setText(QString("Loading run %1 ...").arg(runId));
+    using Ptr = std::shared_ptr<const Loaded>;
+    const QString dbPath = m_dbPath;
+    loadLatest<Ptr>(
+        this, m_generation, [dbPath, runId] { return loadConfig(dbPath, runId); },
+        [this](Ptr loaded) {
+            m_loaded = loaded;
+            m_title->setText(loaded->error.isEmpty() ? loaded->title : QString("Run %1").arg(loaded->runId));
+            if (!loaded->error.isEmpty()) {
+                m_edits.clear();
+                m_loaded.reset();
+                showMessage(loaded->error, true);
+            }
+            // Edits that the run now has are no edits.
+            for (auto it = m_edits.begin(); m_loaded && it != m_edits.end();) {
+                const std::string& value = m_loaded->options[size_t(it.key())].value;
+                it = normalized(it.value()) == QString::fromStdString(value) ? m_edits.erase(it) : std::next(it);
+            }
+            buildForm();
+            emit shown();
+            if (!loaded->error.isEmpty())
+                emit failed(loaded->error);
+            else if (!m_edits.isEmpty())
+                m_settle->start();
+        });
+}
+
+std::shared_ptr<const ConfigPanel::Loaded> ConfigPanel::loadConfig(const QString& dbPath, qlonglong runId)
+{
+    auto out = std::make_shared<ConfigPanel::Loaded>();
+    out->runId = runId;
+    auto db = openProjectReadOnly(dbPath);
+    if (!db) {
+        out->error = QString::fromStdString(db.error().toString());
+        return out;
+    }
+    auto run = storage::readRun(*db, runId);
+    auto overrides
+        = run ? storage::readRunOverrides(*db, runId) : storage::Result<std::vector<std::string>>(run.error());
+    if (!overrides) {
+        out->error = QString::fromStdString(overrides.error().toString());
+        return out;
+    }
+    out->backend = run->sim.options.backend;
+    out->options = engine::report::runOptions(out->backend, run->configJson);
+    out->title = runLabel(run->row, *overrides) + " (" + engine::config::backendName(out->backend) + ")";
+    return out;
+}
+
+void ConfigPanel::buildForm()
+{
+    // The view deletes a replaced editor later; until then it must not pass for the new one.
+    for (int row = 0; row < m_table->rowCount(); ++row)
+        if (QWidget* old = m_table->cellWidget(row, ValueColumn)) {
+            m_table->removeCellWidget(row, ValueColumn);
+            old->setObjectName(QString());
+            old->disconnect(this);
+        }
+    m_table->clearContents();
+    m_table->setRowCount(m_loaded ? int(m_loaded->options.size()) : 0);
+    for (size_t i = 0; m_loaded && i < m_loaded->options.size(); ++i) {
+        const engine::report::RunOption& o = m_loaded->options[i];
+        const engine::config::OptionSpec& spec = engine::config::optionTable()[o.spec];
+        const QString tip
+            = QString::fromStdString(spec.effect) + (spec.inCacheKey ? " (in the compile-cache key)" : "");
+        const int row = int(i);
+        m_table->setItem(row, TorchairColumn, textItem(spec.torchairName, tip));
+        m_table->setItem(row, NpugraphExColumn, textItem(spec.npugraphExName, tip));
+        m_table->setItem(row, DefaultColumn, textItem(o.name.empty() ? std::string() : o.defaultValue, "default"));
+        auto* mark = new QTableWidgetItem;
+        mark->setFlags(Qt::ItemIsEnabled | Qt::ItemIsSelectable);
+        m_table->setItem(row, MarkColumn, mark);
+        if (o.name.empty()) {
+            m_table->setItem(row, ValueColumn, textItem({}, {}));
+            continue;
+        }
+        const QString value = m_edits.contains(row) ? m_edits[row] : QString::fromStdString(o.value);
+        auto commit = [this, row](const QString& v) { edited(row, v); };
+        const bool torchair = m_loaded->backend == engine::config::Backend::TorchAir;
+        const auto& choices = torchair ? spec.torchairChoices : spec.npugraphExChoices;
+        bool isInt = false;
+        const int intValue = value.toInt(&isInt);
+        QWidget* editor = nullptr;
+        if (spec.type == "bool" && (value == "True" || value == "False")) {
+            auto* box = new QCheckBox;
+            box->setChecked(value == "True");
+            connect(box, &QCheckBox::toggled, this, [commit](bool on) { commit(on ? "True" : "False"); });
+            editor = box;
+        } else if (spec.type == "int" && isInt && intValue >= 0) {
+            // 0 is allowed where TorchAir refuses it (capture limit), to see TorchAir's message.
+            auto* spin = new QSpinBox;
+            spin->setRange(0, INT_MAX);
+            spin->setValue(intValue);
+            connect(spin, QOverload<int>::of(&QSpinBox::valueChanged), this,
+                [commit](int v) { commit(QString::number(v)); });
+            editor = spin;
+        } else if (spec.type == "choice" && !choices.empty()) {
+            auto* combo = new QComboBox;
+            for (const engine::PyValue& c : choices)
+                combo->addItem(QString::fromStdString(c.repr()));
+            if (combo->findText(normalized(value)) < 0)
+                combo->addItem(value);
+            combo->setCurrentIndex(
+                combo->findText(normalized(value)) >= 0 ? combo->findText(normalized(value)) : combo->count() - 1);
+            connect(combo, &QComboBox::currentTextChanged, this, commit);
+            editor = combo;
+        } else {
+            auto* edit = new QLineEdit(value);
+            edit->setPlaceholderText("a Python literal");
+            connect(edit, &QLineEdit::textChanged, this, commit);
+            editor = edit;
+        }
+        editor->setObjectName(QString::fromStdString("edit:" + o.name));
+        editor->setToolTip(QString::fromStdString(o.name) + ": " + tip);
+        m_table->setCellWidget(row, ValueColumn, editor);
+    }
+    refreshMarks();
+}
+
+void ConfigPanel::edited(int option, const QString& value)
+{
+    if (!m_loaded)
+        return;
+    if (normalized(value) == QString::fromStdString(m_loaded->options[size_t(option)].value))
+        m_edits.remove(option);
+    else
+        m_edits[option] = value;
+    m_message->hide();
+    refreshMarks();
+    if (m_edits.isEmpty())
+        m_settle->stop();
+    else
+        m_settle->start();
+}
+
+void ConfigPanel::refreshMarks()
+{
+    for (int row = 0; m_loaded && row < m_table->rowCount(); ++row) {
+        const engine::report::RunOption& o = m_loaded->options[size_t(row)];
+        const bool edited = m_edits.contains(row);
+        const QString value = edited ? normalized(m_edits[row]) : QString::fromStdString(o.value);
+        const bool nonDefault = !o.name.empty() && value != QString::fromStdString(o.defaultValue);
+        setBold(m_table->item(row, TorchairColumn), nonDefault);
+        setBold(m_table->item(row, NpugraphExColumn), nonDefault);
+        setBold(m_table->cellWidget(row, ValueColumn), nonDefault);
+        QTableWidgetItem* mark = m_table->item(row, MarkColumn);
+        mark->setText(edited ? "● edited" : QString());
+        mark->setToolTip(edited ? "changed here, not simulated yet" : QString());
+    }
+    m_simulate->setEnabled(!m_edits.isEmpty());
+    m_reset->setEnabled(!m_edits.isEmpty());
+}
+
+void ConfigPanel::reset()
+{
+    m_settle->stop();
+    m_again = false;
+    m_edits.clear();
+    m_message->hide();
+    buildForm();
+}
+
+void ConfigPanel::cancel()
+{
+    m_again = false;
+    if (m_job)
+        m_job->cancel = true;
+}
+
+void ConfigPanel::simulate()
+{
+    m_settle->stop();
+    if (!m_loaded || m_loaded->runId != m_runId || m_edits.isEmpty())
+        return;
+    if (m_job) {
+        // Newer edits win: stop the running one and start again when it has stopped.
+        m_again = true;
+        m_job->cancel = true;
+        return;
+    }
+    auto job = std::make_shared<Job>();
+    job->base = m_runId;
+    job->edits = m_edits;
+    storage::ResimulateRequest request;
+    request.dbPath = m_dbPath.toStdString();
+    request.baseRunId = m_runId;
+    for (const QString& o : editedOverrides())
+        request.overrides.push_back(o.toStdString());
+    request.progress = [job](int done, int total) {
+        job->done = done;
+        job->total = total;
+        return job->cancel.load();
+    };
+    m_job = job;
+    auto* watcher = new QFutureWatcher<Outcome>(this);
+    m_watcher = watcher;
+    connect(watcher, &QFutureWatcher<Outcome>::finished, this, [this, watcher, job] {
+        const Outcome outcome = watcher->result();
+        watcher->deleteLater();
+        finished(job, outcome);
+    });
+    watcher->setFuture(QtConcurrent::run([request] {
+        Outcome o;
+        auto r = storage::resimulate(request);
+        o.ok = r.ok();
+        if (r) {
+            o.runId = r->runId;
+            o.reused = r->reused;
+        } else {
+            o.cancelled = r.error().code == engine::ErrorCode::Cancelled;
+            o.error = QString::fromStdString(r.error().toString());
+        }
+        return o;
+    }));
+    m_progress->setValue(0);
+    m_progress->show();
+    m_cancel->show();
+    m_poll->start();
+    showMessage(QString("Simulating run %1 with %2 ...").arg(m_runId).arg(editedOverrides().join(", ")), false);
+}
+
+void ConfigPanel::finished(const std::shared_ptr<Job>& job, const Outcome& outcome)
+{
+    m_job.reset();
+    m_watcher = nullptr;
+    m_poll->stop();
+    m_progress->hide();
+    m_cancel->hide();
+    if (outcome.ok)
+        emit runStored(outcome.runId, job->base, outcome.reused);
+    if (!job->stale && outcome.ok) {
+        // The edits sent are in the new run; edits made meanwhile stay and are simulated on top of it
+        // once it is shown.
+        for (auto it = job->edits.begin(); it != job->edits.end(); ++it)
+            if (m_edits.value(it.key()) == it.value())
+                m_edits.remove(it.key());
+        m_again = false;
+        showMessage(outcome.reused ? QString("Run %1 already has these settings.").arg(outcome.runId)
+                                   : QString("Stored run %1.").arg(outcome.runId),
+            false);
+        load(outcome.runId, true);
+        return;
+    }
+    if (!job->stale && !outcome.cancelled) {
+        showMessage(outcome.error, true);
+        emit failed(outcome.error);
+    } else if (!job->stale && !m_again) {
+        showMessage("Cancelled: nothing was stored.", false);
+    }
+    if (m_again) {
+        m_again = false;
+        simulate();
+    }
+}
+
+void ConfigPanel::showMessage(const QString& text, bool error)
+{
+    m_message->setText(text);
+    m_message->setStyleSheet(
+        error ? "QLabel { background: #fde2e1; color: #7a1010; padding: 6px; }" : "QLabel { padding: 6px; }");
+    m_message->show();
+}
+
+} // namespace gui

@@ -1,0 +1,214 @@
+// Two runs side by side (report/run_compare.h) on the bundled samples: held outputs overwritten vs
+// cloned (config, hazards), a custom pool vs private pools (pools paired by their graphs), the
+// text and JSON forms; and a stored run's config JSON as form rows (report/run_config.h).
+#include "engine/report/run_compare.h"
+#include "engine/report/run_config.h"
+#include "engine/report/simulation_report.h"
+#include "engine/scenario/scenario.h"
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+namespace {
+
+using namespace engine;
+using report::CompareRow;
+using report::RunComparison;
+
+runtime::Simulation simulateSample(
+    const std::string& file, const std::vector<std::pair<std::string, PyValue>>& set = {})
+{
+    auto scenario = scenario::readScenarioFile(std::string(ACLGI_SAMPLES_DIR) + "/" + file);
+    EXPECT_TRUE(scenario.ok()) << (scenario.ok() ? "" : scenario.error().toString());
+    runtime::SimulationOptions options;
+    options.overrides = set;
+    auto sim = runtime::simulate(*scenario, options);
+    EXPECT_TRUE(sim.ok()) << (sim.ok() ? "" : sim.error().toString());
+    return sim.ok() ? std::move(sim.value()) : runtime::Simulation {};
+}
+
+RunComparison compare(const runtime::Simulation& a, const runtime::Simulation& b)
+{
+    return report::compareRuns(
+        a, b, "A run", "B run", report::runConfigPairs(a.options), report::runConfigPairs(b.options));
+}
+
+const CompareRow& row(const RunComparison& c, const std::string& section, const std::string& metric)
+{
+    for (const CompareRow& r : c.rows)
+        if (r.section == section && r.metric == metric)
+            return r;
+    ADD_FAILURE() << "no row " << section << " / " << metric;
+    static const CompareRow none;
+    return none;
+}
+
+bool hasRow(const RunComparison& c, const std::string& section, const std::string& metric)
+{
+    for (const CompareRow& r : c.rows)
+        if (r.section == section && r.metric == metric)
+            return true;
+    return false;
+}
+
+TEST(RunCompare, HeldOutputsOverwrittenVersusCloned)
+{
+    const auto overwritten = simulateSample("07_held_outputs_overwritten.json");
+    const auto cloned = simulateSample(
+        "07_held_outputs_overwritten.json", { { "debug.aclgraph.enable_output_clone", PyValue::boolean(true) } });
+    const RunComparison c = compare(overwritten, cloned);
+    EXPECT_EQ(c.labelA, "A run");
+    EXPECT_EQ(c.labelB, "B run");
+
+    const CompareRow& hazard = row(c, "hazards", "output_overwritten");
+    EXPECT_EQ(hazard.a, "5");
+    EXPECT_EQ(hazard.b, "0");
+    EXPECT_TRUE(hazard.differs);
+    EXPECT_EQ(row(c, "hazards", "all").a, "5");
+    EXPECT_EQ(row(c, "hazards", "all").b, "0");
+    EXPECT_FALSE(hasRow(c, "hazards", "fallback")) << "only kinds one of the runs has";
+
+    const CompareRow& clone = row(c, "config", "debug.aclgraph.enable_output_clone");
+    EXPECT_EQ(clone.a, "False");
+    EXPECT_EQ(clone.b, "True");
+    EXPECT_TRUE(clone.differs);
+    const CompareRow& frozen = row(c, "config", "experimental_config.frozen_parameter");
+    EXPECT_EQ(frozen.a, "True");
+    EXPECT_FALSE(frozen.differs);
+    EXPECT_EQ(row(c, "config", "backend").a, "torchair");
+
+    EXPECT_EQ(row(c, "totals", "calls").a, "7");
+    EXPECT_FALSE(row(c, "totals", "calls").differs);
+    EXPECT_EQ(row(c, "graphs", "graph_2 replays").a, row(c, "graphs", "graph_2 replays").b);
+    EXPECT_EQ(row(c, "graphs", "graph_2 scenario id").a, overwritten.graphs.at(1).id);
+    EXPECT_EQ(row(c, "graphs", "graph_1 fallback").a, "no");
+    uint64_t copied = 0;
+    for (const auto& call : overwritten.calls)
+        copied += call.bytesCopied;
+    ASSERT_GT(copied, 0u);
+    ASSERT_LT(copied, 1u << 20);
+    EXPECT_EQ(row(c, "totals", "bytes copied").a, std::to_string(copied) + " B"); // under 1 MiB: bytes
+
+    int differing = 0;
+    for (const CompareRow& r : c.rows)
+        differing += r.differs ? 1 : 0;
+    EXPECT_EQ(c.differing, differing);
+    EXPECT_GE(c.differing, 3);
+
+    // The same run against itself differs nowhere.
+    EXPECT_EQ(compare(overwritten, overwritten).differing, 0);
+}
+
+TEST(RunCompare, SamplesWithDifferentFilesPairGraphsByName)
+{
+    const RunComparison c
+        = compare(simulateSample("07_held_outputs_overwritten.json"), simulateSample("08_held_outputs_cloned.json"));
+    EXPECT_EQ(row(c, "hazards", "output_overwritten").a, "5");
+    EXPECT_EQ(row(c, "hazards", "output_overwritten").b, "0");
+    EXPECT_EQ(row(c, "graphs", "graph_1 captures").a, "1");
+    EXPECT_EQ(row(c, "graphs", "graph_1 captures").b, "1");
+    EXPECT_FALSE(row(c, "graphs", "graph_1 captures").differs);
+}
+
+TEST(RunCompare, CustomPoolFacesThePrivatePoolsItReplaces)
+{
+    const auto custom = simulateSample("03_custom_pool_shared.json");
+    const auto privatePools
+        = simulateSample("03_custom_pool_shared.json", { { "aclgraph_config.use_custom_pool", PyValue::none() } });
+    ASSERT_EQ(custom.pools.size(), 1u);
+    ASSERT_EQ(privatePools.pools.size(), 2u);
+    const RunComparison c = compare(custom, privatePools);
+
+    const CompareRow& kind = row(c, "memory", "pool of graph_1, graph_2 kind");
+    EXPECT_EQ(kind.a, "custom");
+    EXPECT_EQ(kind.b, "2 pools, private");
+    EXPECT_TRUE(kind.differs);
+    const CompareRow& reserved = row(c, "memory", "pool of graph_1, graph_2 peak reserved");
+    EXPECT_EQ(reserved.a, report::formatMiB(custom.pools[0].peakReserved));
+    EXPECT_EQ(reserved.b, report::formatMiB(privatePools.pools[0].peakReserved + privatePools.pools[1].peakReserved));
+    EXPECT_TRUE(reserved.differs);
+    EXPECT_EQ(row(c, "memory", "peak device reserved").a, report::formatMiB(custom.peakDeviceReserved));
+
+    const CompareRow& pool = row(c, "config", "aclgraph_config.use_custom_pool");
+    EXPECT_EQ(pool.a, "(0, 1)");
+    EXPECT_EQ(pool.b, "None");
+    // The custom pool forces same-FX reuse off; without it the option is back at its default.
+    EXPECT_EQ(row(c, "config", "debug.aclgraph.disable_mempool_reuse_in_same_fx").a, "True");
+    EXPECT_EQ(row(c, "config", "debug.aclgraph.disable_mempool_reuse_in_same_fx").b, "False");
+}
+
+TEST(RunCompare, TextAndJson)
+{
+    const auto a = simulateSample("07_held_outputs_overwritten.json");
+    const auto b = simulateSample("08_held_outputs_cloned.json");
+    const RunComparison c = compare(a, b);
+
+    const std::string text = report::comparisonText(c);
+    EXPECT_EQ(text.rfind("A: A run\nB: B run\n\n", 0), 0u) << text;
+    EXPECT_NE(text.find(std::to_string(c.differing) + " of " + std::to_string(c.rows.size()) + " rows differ"),
+        std::string::npos);
+    // Aligned: every row's A value starts in the column of the header's "A".
+    const size_t header = text.find("section");
+    const size_t headerEnd = text.find('\n', header);
+    const size_t aColumn = text.substr(header, headerEnd - header).find("  A  ") + 2;
+    const std::string overwrittenLine = text.substr(text.find("hazards  output_overwritten"));
+    EXPECT_EQ(overwrittenLine.substr(aColumn, 1), "5") << overwrittenLine;
+    EXPECT_EQ(overwrittenLine.substr(0, overwrittenLine.find('\n')).back(), '*');
+
+    const auto j = nlohmann::json::parse(report::comparisonJson(c));
+    EXPECT_EQ(j["format"], "aclgraph-inspector-comparison");
+    EXPECT_EQ(j["a"], "A run");
+    EXPECT_EQ(j["differing"], c.differing);
+    ASSERT_EQ(j["rows"].size(), c.rows.size());
+    EXPECT_EQ(j["rows"][0]["section"], "config");
+    EXPECT_EQ(j["rows"][0]["metric"], "backend");
+}
+
+TEST(RunConfig, StoredConfigJsonAsFormRows)
+{
+    auto options = config::parseOptions(config::Backend::TorchAir,
+        { { "aclgraph_config.use_custom_pool", PyValue::tuple({ PyValue::integer(0), PyValue::integer(1) }) },
+            { "inplace_pass", PyValue::boolean(false) }, { "remove_cat_ops", PyValue::boolean(false) } });
+    ASSERT_TRUE(options.ok()) << options.error().toString();
+    const auto rows = report::runOptions(config::Backend::TorchAir, report::simulationConfigJson(*options));
+    ASSERT_EQ(rows.size(), config::optionTable().size());
+    auto named = [&](const std::string& name) {
+        for (const auto& r : rows)
+            if (r.name == name)
+                return r;
+        ADD_FAILURE() << name;
+        return report::RunOption {};
+    };
+    EXPECT_EQ(named("aclgraph_config.use_custom_pool").value, "(0, 1)");
+    EXPECT_FALSE(named("aclgraph_config.use_custom_pool").isDefault());
+    // Effective, not written: the custom pool turned same-FX reuse off.
+    EXPECT_EQ(named("debug.aclgraph.disable_mempool_reuse_in_same_fx").value, "True");
+    // Written as the inverted npugraph_ex name through torchair's options= mapper.
+    EXPECT_EQ(named("debug.aclgraph.disable_reinplace_inplaceable_ops_pass").value, "True");
+    EXPECT_TRUE(named("debug.aclgraph.disable_reinplace_inplaceable_ops_pass").set);
+    EXPECT_EQ(named("debug.aclgraph.remove_cat_ops").value, "False");
+    const auto clone = named("debug.aclgraph.clone_input");
+    EXPECT_EQ(clone.value, "True");
+    EXPECT_TRUE(clone.isDefault());
+    const auto noop = named("experimental_config.remove_noop_ops");
+    EXPECT_FALSE(noop.set);
+    EXPECT_EQ(noop.value, "True");
+    const auto mode = named("mode");
+    EXPECT_EQ(mode.value, "'reduce-overhead'"); // what the simulator runs, not torchair's default
+    EXPECT_EQ(mode.defaultValue, "'max-autotune'");
+    // force_recapture is npugraph_ex's alone.
+    for (const auto& r : rows) {
+        if (config::optionTable()[r.spec].npugraphExName == "force_recapture") {
+            EXPECT_TRUE(r.name.empty() && r.value.empty());
+        }
+    }
+
+    const auto npu = report::runOptions(config::Backend::NpugraphEx, "not json");
+    for (const auto& r : npu) {
+        if (r.name == "reuse_graph_pool_in_same_fx") {
+            EXPECT_EQ(r.value, "True");
+        }
+    }
+}
+
+} // namespace
