@@ -15,6 +15,7 @@
 #include "storage/graph_store.h"
 #include "storage/project_db.h"
 #include "storage/run_store.h"
+#include "storage/store_util.h"
 
 #include <algorithm>
 #include <cctype>
@@ -95,13 +96,6 @@ std::string nowIso()
     char buf[32];
     std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
     return buf;
-}
-
-std::string absolutePath(const std::string& path)
-{
-    std::error_code ec;
-    fs::path p = fs::absolute(path, ec);
-    return ec ? path : p.lexically_normal().string();
 }
 
 /// What was read from a source, before anything is written.
@@ -523,7 +517,7 @@ SourceResult importSource(
 {
     const auto started = std::chrono::steady_clock::now();
     SourceResult result;
-    result.path = absolutePath(givenPath);
+    result.path = detail::absolutePath(givenPath);
     const std::string& path = result.path;
     auto finish = [&](SourceResult::Status status, std::string message = {}) {
         result.status = status;

@@ -6,8 +6,8 @@ namespace {
 // with ON DELETE CASCADE so deleting a source removes everything imported from it. Per-node and
 // per-event tables are WITHOUT ROWID on their natural key (compact, and the key is the index the
 // readers use). An input-update event's per-input actions repeat call after call (hundreds of
-// parameters, each "parameter"), so events name a shared run_input_sets row. JSON columns hold small lists (log lines, input actions); every fact a user would
-// filter on has its own column.
+// parameters, each "parameter"), so events name a shared run_input_sets row. JSON columns hold small lists (log lines,
+// input actions); every fact a user would filter on has its own column.
 const char* const kSchemaV2 = R"SQL(
 CREATE TABLE graphs (
   id INTEGER PRIMARY KEY,

@@ -3,8 +3,11 @@
 
 #include <cstdio>
 #include <map>
+#include <nlohmann/json.hpp>
 
 namespace storage {
+
+using Json = nlohmann::json;
 
 namespace {
 
@@ -178,10 +181,19 @@ Result<OutlineNode> readOutline(Database& db)
         return r.error();
 
     r = each(db,
-        "SELECT id, scenario_name, scenario_path, calls, recaptures, hazards, peak_reserved, out_of_memory FROM runs "
-        "ORDER BY id DESC",
+        "SELECT id, scenario_name, scenario_path, calls, recaptures, hazards, peak_reserved, out_of_memory, overrides "
+        "FROM runs ORDER BY id DESC",
         [&](const Statement& s) {
-            const std::string name = s.columnText(1).empty() ? fileName(s.columnText(2)) : s.columnText(1);
+            std::string name = s.columnText(1).empty() ? fileName(s.columnText(2)) : s.columnText(1);
+            // A run made with settings on top of its scenario's says which (the Config view's runs).
+            const Json overrides = Json::parse(s.columnText(8), nullptr, false);
+            if (overrides.is_array() && !overrides.empty()) {
+                std::string set;
+                for (const Json& o : overrides)
+                    if (o.is_string())
+                        set += (set.empty() ? "" : ", ") + o.get<std::string>();
+                name += " [" + set + "]";
+            }
             std::string detail = count(s.columnInt(3), "call", "calls") + ", "
                 + count(s.columnInt(4), "recapture", "recaptures") + ", " + count(s.columnInt(5), "hazard", "hazards")
                 + ", peak " + mib(s.columnInt(6)) + (s.columnInt(7) ? ", out of memory" : "");

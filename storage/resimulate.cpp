@@ -20,12 +20,10 @@ using engine::config::Setting;
 /// The sources row of the scenario file itself, when the project imported it.
 std::optional<int64_t> sourceOf(Database& db, const std::string& path)
 {
-    std::error_code ec;
-    const std::string absolute = std::filesystem::absolute(path, ec).lexically_normal().string();
     auto s = db.prepare("SELECT id FROM sources WHERE path = ? ORDER BY id DESC LIMIT 1");
-    if (ec || !s)
+    if (!s)
         return std::nullopt;
-    s->bind(1, absolute);
+    s->bind(1, detail::absolutePath(path));
     auto row = s->step();
     if (!row || !*row)
         return std::nullopt;

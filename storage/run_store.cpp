@@ -5,6 +5,7 @@
 #include "engine/core/json_text.h"
 #include "engine/report/simulation_report.h"
 #include "storage/run_store_text.h"
+#include "storage/store_util.h"
 
 #include <cinttypes>
 #include <cstdio>
@@ -350,7 +351,9 @@ Result<int64_t> insertRunRow(
         return s.error();
     if (place.sourceId)
         s->bind(1, *place.sourceId);
-    s->bind(2, sim.scenarioPath).bind(3, sim.scenarioName).bind(4, utcNow());
+    s->bind(2, sim.scenarioPath.empty() ? std::string() : detail::absolutePath(sim.scenarioPath))
+        .bind(3, sim.scenarioName)
+        .bind(4, utcNow());
     s->bind(5, place.backend.empty() ? std::string(engine::config::backendName(sim.options.backend)) : place.backend);
     s->bind(6, std::string_view(engine::memory::profileName(sim.profile))).bind(7, i64(sim.capacityBytes));
     s->bind(8, engine::report::simulationConfigJson(sim.options)).bind(9, stringsJson(place.overrides));

@@ -2,9 +2,17 @@
 
 #include "engine/core/json_text.h"
 
+#include <filesystem>
 #include <nlohmann/json.hpp>
 
 namespace storage::detail {
+
+std::string absolutePath(const std::string& path)
+{
+    std::error_code ec;
+    std::filesystem::path p = std::filesystem::absolute(path, ec);
+    return ec ? path : p.lexically_normal().string();
+}
 
 void appendJsonString(std::string& out, std::string_view s)
 {

@@ -16,6 +16,8 @@ namespace storage::detail {
 /// goes through nlohmann (invalid UTF-8 replaced).
 void appendJsonString(std::string& out, std::string_view s);
 /// `["a","b"]`.
+/// `path` made absolute and normalised, as paths are stored (as given when that fails).
+std::string absolutePath(const std::string& path);
 std::string jsonStringArray(const std::vector<std::string>& items);
 /// Parses a JSON array of strings; nullopt when `text` is something else.
 std::optional<std::vector<std::string>> parseStringArray(const std::string& text);

@@ -130,6 +130,7 @@ CachePanel::CachePanel(QWidget* parent)
     , m_readable(makeText("cacheReadable"))
 {
     m_header->setObjectName("cacheHeader");
+    m_header->setWordWrap(true);
     m_header->setTextFormat(Qt::RichText);
     m_header->setTextInteractionFlags(Qt::TextSelectableByMouse);
     m_verdict->setObjectName("keyVerdict");

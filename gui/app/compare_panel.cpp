@@ -114,8 +114,33 @@ namespace {
 
 struct RunList {
     std::vector<std::pair<qlonglong, QString>> runs; ///< id, label
+    std::vector<std::string> paths; ///< each run's scenario path
+    std::vector<bool> own; ///< each run has settings of its own (overrides)
     QString error;
 };
+
+/// showRun's pair: the base run of `runId`'s scenario, -1 when there is no other run.
+qlonglong baseRunOf(const RunList& list, qlonglong runId)
+{
+    size_t at = list.runs.size();
+    for (size_t i = 0; i < list.runs.size(); ++i)
+        if (list.runs[i].first == runId)
+            at = i;
+    if (at == list.runs.size())
+        return -1;
+    qlonglong sameFile = -1;
+    for (size_t i = 0; i < list.runs.size(); ++i) {
+        if (i == at || list.paths[i] != list.paths[at])
+            continue;
+        if (!list.own[i])
+            return list.runs[i].first;
+        if (sameFile < 0)
+            sameFile = list.runs[i].first;
+    }
+    if (sameFile >= 0)
+        return sameFile;
+    return at > 0 ? list.runs[at - 1].first : (list.runs.size() > 1 ? list.runs[1].first : -1);
+}
 
 std::shared_ptr<const RunList> listRunLabels(const QString& dbPath)
 {
@@ -133,6 +158,8 @@ std::shared_ptr<const RunList> listRunLabels(const QString& dbPath)
     for (const storage::RunRow& row : *runs) {
         auto overrides = storage::readRunOverrides(*db, row.id);
         out->runs.emplace_back(row.id, runLabel(row, overrides ? *overrides : std::vector<std::string> {}));
+        out->paths.push_back(row.scenarioPath);
+        out->own.push_back(overrides && !overrides->empty());
     }
     return out;
 }
@@ -193,6 +220,7 @@ ComparePanel::ComparePanel(QWidget* parent)
     m_summary->setTextInteractionFlags(Qt::TextSelectableByMouse);
     m_error->setObjectName("compareError");
     m_error->setWordWrap(true);
+    m_summary->setWordWrap(true); // long run labels must not widen the dock
     m_error->setStyleSheet("QLabel { background: #fde2e1; color: #7a1010; padding: 6px; }");
     m_error->hide();
     m_view->setObjectName("compareTable");
@@ -245,14 +273,22 @@ void ComparePanel::setProject(const QString& dbPath)
                     combo->addItem(label, id);
             }
             const int n = int(list->runs.size());
-            selectRun(m_runA,
-                m_runA->findData(oldA) >= 0 ? oldA.toLongLong()
-                    : n >= 2                ? list->runs[size_t(n - 2)].first
-                                            : -1);
-            selectRun(m_runB,
-                m_runB->findData(oldB) >= 0 ? oldB.toLongLong()
-                    : n >= 1                ? list->runs[size_t(n - 1)].first
-                                            : -1);
+            const qlonglong focus = m_focusRun;
+            m_focusRun = -1;
+            const qlonglong base = focus >= 0 ? baseRunOf(*list, focus) : -1;
+            if (base >= 0) {
+                selectRun(m_runA, base);
+                selectRun(m_runB, focus);
+            } else {
+                selectRun(m_runA,
+                    m_runA->findData(oldA) >= 0 ? oldA.toLongLong()
+                        : n >= 2                ? list->runs[size_t(n - 2)].first
+                                                : -1);
+                selectRun(m_runB,
+                    m_runB->findData(oldB) >= 0 ? oldB.toLongLong()
+                        : n >= 1                ? list->runs[size_t(n - 1)].first
+                                                : -1);
+            }
             m_error->setVisible(!list->error.isEmpty());
             m_error->setText(list->error);
             emit runsListed();
@@ -261,6 +297,12 @@ void ComparePanel::setProject(const QString& dbPath)
             else
                 compareSelected();
         });
+}
+
+void ComparePanel::showRun(const QString& dbPath, qlonglong runId)
+{
+    m_focusRun = runId;
+    setProject(dbPath);
 }
 
 void ComparePanel::compareSelected()

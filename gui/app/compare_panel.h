@@ -60,6 +60,10 @@ public:
     /// Lists the runs of the project at `dbPath` in both combo boxes (off the UI thread); runsListed()
     /// follows. The selection is kept where the same runs are still there, else the last two runs.
     void setProject(const QString& dbPath);
+    /// Lists the project's runs and compares run `runId` (B) with its scenario's base run (A): the
+    /// first other run of the same scenario file without settings of its own, else the first other
+    /// run of that file, else the run listed before it.
+    void showRun(const QString& dbPath, qlonglong runId);
     /// Compares run `runA` with run `runB` of the project at `dbPath` (read off the UI thread);
     /// compared() follows, or failed() with the error.
     void compare(const QString& dbPath, qlonglong runA, qlonglong runB);
@@ -76,6 +80,7 @@ signals:
 private:
     void compareSelected();
     void selectRun(QComboBox* combo, qlonglong runId);
+    qlonglong m_focusRun = -1; ///< showRun's run, until the list arrives
 
     QComboBox* m_runA;
     QComboBox* m_runB;

@@ -65,6 +65,7 @@ GraphPanel::GraphPanel(QWidget* parent)
     , m_view(new graph::GraphViewWidget)
 {
     m_title->setObjectName("graphTitle");
+    m_title->setWordWrap(true);
     m_title->setTextInteractionFlags(Qt::TextSelectableByMouse);
     m_focusLine->setObjectName("graphFocus");
     m_focusLine->setTextFormat(Qt::RichText);
@@ -269,7 +270,11 @@ void GraphPanel::applyFocus()
         html += QString(" key {%1}").arg(QString::fromStdString(e.key)).toHtmlEscaped();
     QString plain = html;
     for (const auto& [role, names] : byRole) {
-        const QString words = QString(engine::runtime::focusRoleName(role)) + " " + names.join(", ");
+        // Long lists (an update keeps every parameter) name the first few; the Inspector has all.
+        constexpr int kNamed = 5;
+        QString words = QString(engine::runtime::focusRoleName(role)) + " " + names.mid(0, kNamed).join(", ");
+        if (names.size() > kNamed)
+            words += QString(" and %1 more").arg(names.size() - kNamed);
         plain += " · " + words;
         html += QString(" · <span style=\"color:%1\"><b>%2</b></span>")
                     .arg(focusColor(role).name(), words.toHtmlEscaped());

@@ -71,6 +71,7 @@ LogPanel::LogPanel(QWidget* parent)
     , m_filter(new RunLogFilter(this))
 {
     m_title->setObjectName("logTitle");
+    m_title->setWordWrap(true);
     m_title->setTextInteractionFlags(Qt::TextSelectableByMouse);
     m_level->setObjectName("logLevel");
     for (auto level :

@@ -1,202 +1,274 @@
+// MainWindow's views: the Graph view in the middle, the other views in docks, and the wiring that
+// keeps them in step (see main_window.h). The project side (outline, import, recent projects) is in
+// main_window_project.cpp.
 #include "gui/app/main_window.h"
 
-#include "engine/report/simulation_report.h"
-#include "engine/runtime/simulator.h"
-#include "engine/scenario/load.h"
+#include "engine/report/details.h"
 #include "gui/app/app_resources.h"
 #include "gui/app/cache_panel.h"
+#include "gui/app/compare_panel.h"
+#include "gui/app/config_panel.h"
 #include "gui/app/graph_panel.h"
+#include "gui/app/inspector_panel.h"
 #include "gui/app/log_panel.h"
-#include "gui/app/panel_loader.h"
+#include "gui/app/memory_view.h"
 #include "gui/app/passes_panel.h"
+#include "gui/app/project_model.h"
 #include "gui/app/runtime_panel.h"
+#include "storage/run_store.h"
 
-#include <QFileInfo>
-#include <QHeaderView>
+#include <QAction>
+#include <QDockWidget>
 #include <QLabel>
-#include <QListWidget>
-#include <QPlainTextEdit>
+#include <QLineEdit>
+#include <QMenu>
+#include <QMenuBar>
 #include <QSettings>
-#include <QSplitter>
 #include <QStatusBar>
-#include <QTabWidget>
-#include <QTableWidget>
+#include <QTreeView>
 #include <QVBoxLayout>
 
 namespace gui {
-
-namespace {
-
-struct Outcome {
-    std::shared_ptr<const engine::runtime::Simulation> sim;
-    QString error;
-};
-
-QString mib(uint64_t bytes)
-{
-    return QString::number(double(bytes) / (1024.0 * 1024.0), 'f', 2) + " MiB";
-}
-
-} // namespace
 
 MainWindow::MainWindow(const QStringList& files, QWidget* parent)
     : QMainWindow(parent)
 {
     setWindowTitle("aclgraph-inspector");
-    resize(1280, 800);
-    // Project files are opened; everything else is imported into the project and, when it is a
-    // scenario or graph file, listed for simulation.
+    setWindowIcon(appIcon());
+    resize(1400, 900);
+    setDockNestingEnabled(true);
+    setDockOptions(dockOptions() | QMainWindow::AllowTabbedDocks | QMainWindow::GroupedDragging);
     QStringList projects, others;
     for (const QString& f : files)
         (f.endsWith(".aclgi") ? projects : others) << f;
-    m_files = new QListWidget;
-    for (const QString& f : others) {
-        auto* item = new QListWidgetItem(QFileInfo(f).completeBaseName(), m_files);
-        item->setData(Qt::UserRole, f);
-        item->setToolTip(f);
-    }
-    m_calls = new QTableWidget(0, 8);
-    m_calls->setObjectName("callsTable");
-    m_calls->setHorizontalHeaderLabels(
-        { "call", "graph", "key", "action", "inputs copied", "bytes copied", "pools reserved", "device reserved" });
-    m_calls->horizontalHeader()->setStretchLastSection(true);
-    m_calls->verticalHeader()->hide();
-    m_calls->setEditTriggers(QAbstractItemView::NoEditTriggers);
-    m_calls->setSelectionBehavior(QAbstractItemView::SelectRows);
-    m_hazards = new QListWidget;
-    m_hazards->setWordWrap(true);
-    m_log = new QPlainTextEdit;
-    m_log->setReadOnly(true);
-    m_log->setLineWrapMode(QPlainTextEdit::NoWrap);
-    m_banner = new QLabel;
-    m_banner->setWordWrap(true);
-    m_banner->setStyleSheet("QLabel { background: #fde2e1; color: #7a1010; padding: 6px; }");
-    m_banner->hide();
-
-    auto* right = new QSplitter(Qt::Vertical);
-    right->addWidget(m_calls);
-    right->addWidget(m_hazards);
-    right->addWidget(m_log);
-    right->setSizes({ 360, 140, 300 });
-    m_graphPanel = new GraphPanel;
-    m_tabs = new QTabWidget;
-    m_tabs->addTab(right, "Run");
-    m_tabs->addTab(m_graphPanel, "Graph");
-    m_runtimePanel = new RuntimePanel;
-    m_tabs->addTab(m_runtimePanel, "Runtime");
-    m_logPanel = new LogPanel;
-    m_tabs->addTab(m_logPanel, "Log");
-    m_passesPanel = new PassesPanel;
-    m_tabs->addTab(m_passesPanel, "Passes");
-    m_cachePanel = new CachePanel;
-    m_tabs->addTab(m_cachePanel, "Cache");
-    // The log and the stepper follow each other.
-    connect(m_runtimePanel, &RuntimePanel::stepChanged, m_logPanel, &LogPanel::selectEvent);
-    connect(m_logPanel, &LogPanel::eventActivated, this, [this](int event) {
-        m_runtimePanel->setStep(event);
-        m_tabs->setCurrentWidget(m_runtimePanel);
-    });
-    setWindowIcon(appIcon());
-    auto* split = new QSplitter(Qt::Horizontal);
-    split->addWidget(m_files);
-    split->addWidget(m_tabs);
-    split->setSizes({ 260, 1020 });
-    auto* central = new QWidget;
-    auto* layout = new QVBoxLayout(central);
-    layout->setContentsMargins(0, 0, 0, 0);
-    layout->addWidget(m_banner);
-    layout->addWidget(split);
-    setCentralWidget(central);
-
-    connect(m_files, &QListWidget::currentItemChanged, this, [this](QListWidgetItem* item) {
-        if (item)
-            openScenario(item->data(Qt::UserRole).toString());
-    });
-    buildProjectDock();
+    buildViews();
+    buildDocks();
+    connectViews();
     buildMenus();
+    m_defaultState = saveState();
     QSettings settings;
     restoreGeometry(settings.value("window/geometry").toByteArray());
     restoreState(settings.value("window/state").toByteArray());
+    statusBar()->showMessage(
+        "Pick a run, graph or cache entry in the Project view; drop files on the window to import them.");
     openProject(projects.isEmpty() ? defaultProjectPath() : projects.front(), others);
-    if (m_files->count())
-        m_files->setCurrentRow(0);
-    else
-        m_files->hide(); // nothing to simulate from files: the project is the window
 }
 
 MainWindow::~MainWindow() = default;
 
-int MainWindow::scenarioCount() const
+void MainWindow::buildViews()
 {
-    return m_files->count();
-}
-
-void MainWindow::openScenario(const QString& path)
-{
-    statusBar()->showMessage("Simulating " + path + " ...");
-    loadLatest<Outcome>(
-        this, m_generation,
-        [path]() -> Outcome {
-            auto scenario = engine::scenario::loadScenarioOrGraph(path.toStdString());
-            if (!scenario)
-                return { nullptr, QString::fromStdString(scenario.error().toString()) };
-            auto sim = engine::runtime::simulate(scenario.value());
-            if (!sim)
-                return { nullptr, QString::fromStdString(sim.error().toString()) };
-            return { std::make_shared<const engine::runtime::Simulation>(std::move(sim.value())), {} };
-        },
-        [this, path](const Outcome& o) {
-            if (!o.error.isEmpty())
-                showError(o.error);
-            else
-                showSimulation(path, o.sim);
-            emit resultShown();
-        });
-}
-
-void MainWindow::showError(const QString& message)
-{
-    m_banner->setText(message);
-    m_banner->show();
-    m_calls->setRowCount(0);
-    m_hazards->clear();
-    m_log->clear();
-    statusBar()->showMessage("Could not simulate: see the message above.");
-}
-
-void MainWindow::showSimulation(const QString& path, std::shared_ptr<const engine::runtime::Simulation> sim)
-{
+    m_banner = new QLabel;
+    m_banner->setObjectName("banner");
+    m_banner->setWordWrap(true);
+    m_banner->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_banner->setStyleSheet("QLabel { background: #fde2e1; color: #7a1010; padding: 6px; }");
     m_banner->hide();
-    m_calls->setRowCount(int(sim->calls.size()));
-    for (int r = 0; r < int(sim->calls.size()); ++r) {
-        const auto& c = sim->calls[r];
-        uint64_t poolReserved = 0;
-        for (const auto& p : c.pools)
-            poolReserved += p.totalSize;
-        QString action = engine::runtime::callActionName(c.action);
-        if (!c.recaptureCause.empty())
-            action += " (" + QString::fromStdString(c.recaptureCause) + ")";
-        const QStringList cells = { QString::number(c.index), QString::fromStdString(c.graph + " " + c.graphId),
-            QString::fromStdString(c.key), action, QString::number(c.inputsCopied), QString::number(c.bytesCopied),
-            mib(poolReserved), mib(c.deviceReserved) };
-        for (int col = 0; col < cells.size(); ++col)
-            m_calls->setItem(r, col, new QTableWidgetItem(cells[col]));
+    m_graphPanel = new GraphPanel;
+    auto* central = new QWidget;
+    auto* layout = new QVBoxLayout(central);
+    layout->setContentsMargins(0, 0, 0, 0);
+    layout->setSpacing(0);
+    layout->addWidget(m_banner);
+    layout->addWidget(m_graphPanel, 1);
+    setCentralWidget(central);
+
+    m_runtimePanel = new RuntimePanel;
+    m_logPanel = new LogPanel;
+    m_passesPanel = new PassesPanel;
+    m_cachePanel = new CachePanel;
+    m_inspector = new InspectorPanel;
+    m_configPanel = new ConfigPanel;
+    m_comparePanel = new ComparePanel;
+}
+
+QDockWidget* MainWindow::addDock(const QString& title, QWidget* view, Qt::DockWidgetArea area, const QKeySequence& keys)
+{
+    auto* dock = new QDockWidget(title, this);
+    dock->setObjectName(title.toLower() + "Dock"); // saveState() names docks by objectName
+    dock->setWidget(view);
+    addDockWidget(area, dock);
+    m_docks[title] = dock;
+    // Ctrl+<digit> shows the view, brings its tab to the front and gives it the focus.
+    QAction* toggle = dock->toggleViewAction();
+    toggle->setShortcut(keys);
+    toggle->setShortcutContext(Qt::WindowShortcut);
+    connect(toggle, &QAction::triggered, dock, [dock](bool on) {
+        if (!on)
+            return;
+        dock->raise();
+        if (dock->widget())
+            dock->widget()->setFocus();
+    });
+    addAction(toggle);
+    return dock;
+}
+
+QDockWidget* MainWindow::dock(const QString& title) const
+{
+    const auto it = m_docks.find(title);
+    return it == m_docks.end() ? nullptr : it->second;
+}
+
+QString MainWindow::bannerText() const
+{
+    return m_banner->isVisible() ? m_banner->text() : QString();
+}
+
+void MainWindow::showBanner(const QString& text)
+{
+    m_banner->setText(text);
+    m_banner->setVisible(!text.isEmpty());
+}
+
+void MainWindow::buildDocks()
+{
+    buildProjectDock(); // "Project", left
+    QWidget* memoryPane = m_runtimePanel->takeMemoryPane();
+    QDockWidget* runtime = addDock("Runtime", m_runtimePanel, Qt::BottomDockWidgetArea, QKeySequence("Ctrl+2"));
+    QDockWidget* memory = addDock("Memory", memoryPane, Qt::BottomDockWidgetArea, QKeySequence("Ctrl+3"));
+    QDockWidget* inspector = addDock("Inspector", m_inspector, Qt::RightDockWidgetArea, QKeySequence("Ctrl+4"));
+    QDockWidget* config = addDock("Config", m_configPanel, Qt::RightDockWidgetArea, QKeySequence("Ctrl+5"));
+    QDockWidget* compare = addDock("Compare", m_comparePanel, Qt::RightDockWidgetArea, QKeySequence("Ctrl+6"));
+    QDockWidget* log = addDock("Log", m_logPanel, Qt::BottomDockWidgetArea, QKeySequence("Ctrl+7"));
+    QDockWidget* passes = addDock("Passes", m_passesPanel, Qt::BottomDockWidgetArea, QKeySequence("Ctrl+8"));
+    QDockWidget* cache = addDock("Cache", m_cachePanel, Qt::BottomDockWidgetArea, QKeySequence("Ctrl+9"));
+    // Stepper and memory side by side under the graph; the log, passes and cache browser as tabs
+    // beside the stepper; inspector, config and compare as tabs on the right.
+    splitDockWidget(runtime, memory, Qt::Horizontal);
+    tabifyDockWidget(runtime, log);
+    tabifyDockWidget(runtime, passes);
+    tabifyDockWidget(runtime, cache);
+    tabifyDockWidget(inspector, config);
+    tabifyDockWidget(inspector, compare);
+    runtime->raise();
+    inspector->raise();
+    resizeDocks({ runtime, memory }, { 600, 800 }, Qt::Horizontal);
+    resizeDocks({ runtime }, { 380 }, Qt::Vertical);
+    resizeDocks({ inspector }, { 420 }, Qt::Horizontal);
+}
+
+void MainWindow::resetLayout()
+{
+    for (auto& [title, d] : m_docks) {
+        d->setFloating(false);
+        d->show();
     }
-    m_calls->resizeColumnsToContents();
-    m_hazards->clear();
-    for (const auto& h : sim->hazards)
-        m_hazards->addItem(QString("call %1  %2: %3")
-                               .arg(h.call)
-                               .arg(engine::runtime::hazardKindName(h.kind))
-                               .arg(QString::fromStdString(h.message)));
-    if (sim->hazards.empty())
-        m_hazards->addItem("No hazards.");
-    m_log->setPlainText(QString::fromStdString(engine::report::simulationText(*sim, engine::runtime::LogLevel::Info)));
-    statusBar()->showMessage(QString("%1: %2 calls, %3 hazards, peak device reserved %4")
-                                 .arg(QFileInfo(path).fileName())
-                                 .arg(sim->callsSimulated)
-                                 .arg(sim->hazards.size())
-                                 .arg(mib(sim->peakDeviceReserved)));
+    restoreState(m_defaultState);
+}
+
+void MainWindow::connectViews()
+{
+    // The stepper drives the graph outlines, the inspector, the log and the status bar.
+    connect(m_runtimePanel, &RuntimePanel::stepChanged, this, &MainWindow::onStep);
+    connect(m_runtimePanel, &RuntimePanel::stepChanged, m_logPanel, &LogPanel::selectEvent);
+    connect(m_logPanel, &LogPanel::eventActivated, this, [this](int event) {
+        m_runtimePanel->setStep(event);
+        m_docks["Runtime"]->raise();
+    });
+    connect(m_runtimePanel->memoryView(), &MemoryView::blockClicked, this,
+        [this](int pool, int segment, int block, const engine::runtime::OwnerInfo*) {
+            onBlockClicked(pool, segment, block);
+        });
+    connect(m_graphPanel, &GraphPanel::nodeSelected, this, [this](int node) {
+        const engine::Graph* g = m_graphPanel->graph();
+        if (!g || node < 0)
+            return;
+        m_inspector->showDetails(engine::report::nodeDetails(*g, node, m_graphPanel->rewrittenBy(node)));
+        statusBar()->showMessage(
+            QString("%1 · node %2")
+                .arg(QString::fromStdString(g->id), QString::fromStdString(g->nodes[size_t(node)].name)),
+            5000);
+    });
+    // A re-simulated configuration becomes a run of the project: select it and compare it.
+    connect(m_configPanel, &ConfigPanel::runStored, this, [this](qlonglong runId, qlonglong baseRunId, bool reused) {
+        statusBar()->showMessage(reused
+                ? QString("Run %1 already had these settings: shown, not simulated again").arg(runId)
+                : QString("Simulated with the new settings: run %1").arg(runId),
+            8000);
+        m_selectKind = "run";
+        m_selectId = runId;
+        reloadOutline();
+        m_comparePanel->compare(m_projectPath, baseRunId, runId);
+        m_docks["Compare"]->raise();
+    });
+    connect(m_configPanel, &ConfigPanel::failed, this,
+        [this](const QString& message) { statusBar()->showMessage("Not simulated: " + message, 8000); });
+    connect(m_comparePanel, &ComparePanel::failed, this,
+        [this](const QString& message) { statusBar()->showMessage("Not compared: " + message, 8000); });
+    // The runs to compare are the project's: listed again whenever its outline is.
+    connect(this, &MainWindow::projectShown, this, [this] { m_comparePanel->setProject(m_projectPath); });
+}
+
+void MainWindow::onProjectItem(const QString& kind, qlonglong id)
+{
+    if (kind == "graph" || kind == "stage" || kind == "pass_result") {
+        m_graphPanel->showGraph(m_projectPath, id);
+        m_passesPanel->showPasses(m_projectPath, id);
+    } else if (kind == "run") {
+        m_runtimePanel->showRun(m_projectPath, id);
+        m_logPanel->showRunLog(m_projectPath, id);
+        m_configPanel->showRun(m_projectPath, id);
+        m_comparePanel->showRun(m_projectPath, id);
+        m_docks["Runtime"]->raise();
+    } else if (kind == "cache_entry") {
+        m_cachePanel->showCacheEntry(m_projectPath, id);
+        m_inspector->showCacheEntry(m_projectPath, id);
+        m_docks["Cache"]->raise();
+    }
+}
+
+void MainWindow::onStep(int event)
+{
+    auto run = m_runtimePanel->sharedRun();
+    if (!run || event < 0)
+        return;
+    m_graphPanel->followEvent(m_runtimePanel->dbPath(), run, event);
+    m_inspector->showDetails(engine::report::eventDetails(run->sim, event));
+    statusBar()->showMessage(m_runtimePanel->positionText());
+}
+
+void MainWindow::onBlockClicked(int pool, int segment, int block)
+{
+    auto run = m_runtimePanel->sharedRun();
+    const auto& pools = m_runtimePanel->shown();
+    if (!run || pool < 0 || pool >= int(pools.size()))
+        return;
+    m_inspector->showDetails(engine::report::blockDetails(run->sim, pools, pool, segment, block));
+    m_docks["Inspector"]->raise();
+    // The block's tensor, when it is a node of an imported graph: select it there too.
+    const auto& segments = pools[size_t(pool)].segments;
+    if (segment < 0 || segment >= int(segments.size()) || block < 0
+        || block >= int(segments[size_t(segment)].blocks.size()))
+        return;
+    const auto owner = segments[size_t(segment)].blocks[size_t(block)].owner;
+    if (owner == engine::memory::kNoOwner || size_t(owner) >= run->sim.owners.size())
+        return;
+    const auto& info = run->sim.owners[size_t(owner)];
+    const auto graph = run->graphIds.find(info.graph);
+    if (graph != run->graphIds.end())
+        m_graphPanel->selectNode(m_runtimePanel->dbPath(), graph->second, QString::fromStdString(info.tensor), false);
+}
+
+void MainWindow::buildStepMenu(QMenu* menu)
+{
+    // Window-wide keys (the stepper's own arrow keys work while it has the focus).
+    auto add = [this, menu](const QString& text, const QKeySequence& keys, auto slot) {
+        QAction* a = menu->addAction(text, m_runtimePanel, slot);
+        a->setShortcut(keys);
+        a->setShortcutContext(Qt::WindowShortcut);
+        addAction(a);
+        return a;
+    };
+    add("&Next Event", QKeySequence(Qt::Key_F10), &RuntimePanel::stepForward);
+    add("&Previous Event", QKeySequence(Qt::SHIFT + Qt::Key_F10), &RuntimePanel::stepBack);
+    add("Next &Call", QKeySequence(Qt::Key_F11), &RuntimePanel::nextCall);
+    add("Previous C&all", QKeySequence(Qt::SHIFT + Qt::Key_F11), &RuntimePanel::previousCall);
+    add("P&lay / Pause", QKeySequence(Qt::Key_F5), &RuntimePanel::togglePlay);
+    menu->addSeparator();
+    add("&First Event", QKeySequence(Qt::CTRL + Qt::Key_Home), [this] { m_runtimePanel->setStep(0); });
+    add("&Last Event", QKeySequence(Qt::CTRL + Qt::Key_End),
+        [this] { m_runtimePanel->setStep(m_runtimePanel->eventCount() - 1); });
 }
 
 } // namespace gui

@@ -1,31 +1,34 @@
 #pragma once
-/// The first window: pick a scenario, see its simulated calls, hazards and TorchAir log. The full
-/// inspector (graph, stepper, memory views) grows from here; MainWindow only wires the pieces.
+/// The window: the Graph view in the middle and every other view in a dock the user can move, float,
+/// tabify or close (layout remembered): Project, Runtime (the stepper), Memory, Inspector, Config,
+/// Compare, Log, Passes and Cache. MainWindow only wires the views together; each view loads what
+/// it shows off the UI thread.
+///
+/// Selection sync: a graph, run or cache entry picked in the Project view opens in its view; the
+/// stepper's event is outlined on the graph and detailed in the Inspector; a node picked in the
+/// graph, a block clicked in the Memory view or a cache entry is detailed in the Inspector (a block
+/// also selects its tensor's node in the graph); the Log follows the stepper and steps it back.
 #include "gui/app/import_controller.h"
 
 #include <QMainWindow>
 #include <QStringList>
-#include <memory>
+#include <map>
 
+class QAction;
 class QDockWidget;
 class QLabel;
-class QListWidget;
 class QMenu;
-class QPlainTextEdit;
 class QProgressBar;
-class QTabWidget;
-class QTableWidget;
 class QToolButton;
 class QTreeView;
-
-namespace engine::runtime {
-struct Simulation;
-}
 
 namespace gui {
 
 class CachePanel;
+class ComparePanel;
+class ConfigPanel;
 class GraphPanel;
+class InspectorPanel;
 class LogPanel;
 class PassesPanel;
 class ProjectModel;
@@ -34,11 +37,11 @@ class RuntimePanel;
 class MainWindow : public QMainWindow {
     Q_OBJECT
 public:
+    /// Opens the first `.aclgi` of `files` (or the default project) and imports the other files
+    /// into it; scenarios are simulated as they are imported.
     explicit MainWindow(const QStringList& files, QWidget* parent = nullptr);
     ~MainWindow() override;
 
-    /// Simulates `path` off the UI thread and shows the result when it arrives.
-    void openScenario(const QString& path);
     /// Makes `path` (a `.aclgi`, created when absent) the current project and shows its outline;
     /// then imports `importFirst` into it, when given. Remembered among the recent projects.
     void openProject(const QString& path, const QStringList& importFirst = {});
@@ -47,24 +50,33 @@ public:
     void importFiles(const QStringList& paths);
     QString projectPath() const { return m_projectPath; }
     bool importRunning() const { return m_import->running(); }
-    /// Scenario and graph files listed for simulation.
-    int scenarioCount() const;
     /// Makes the first project item (depth first) whose label is `label` current, as a click would.
     bool selectProjectItem(const QString& label);
+    /// Makes the project item of `kind` with id `id` current (after the outline has it).
+    bool selectProjectItem(const QString& kind, qlonglong id);
+    /// Whether the next outline load opens the project's first run (on by default for each project
+    /// opened; the screenshot driver turns it off when it picks an item itself).
+    void setOpensFirstRun(bool on) { m_autoSelectRun = on; }
+    /// The dock of a view by its title ("Runtime", "Memory", "Inspector", ...), null when none.
+    QDockWidget* dock(const QString& title) const;
+    /// The inline error banner's text (empty while hidden).
+    QString bannerText() const;
+
     ProjectModel* projectModel() const { return m_projectModel; }
     GraphPanel* graphPanel() const { return m_graphPanel; }
     RuntimePanel* runtimePanel() const { return m_runtimePanel; }
     CachePanel* cachePanel() const { return m_cachePanel; }
     PassesPanel* passesPanel() const { return m_passesPanel; }
     LogPanel* logPanel() const { return m_logPanel; }
+    InspectorPanel* inspectorPanel() const { return m_inspector; }
+    ConfigPanel* configPanel() const { return m_configPanel; }
+    ComparePanel* comparePanel() const { return m_comparePanel; }
     QTreeView* projectTree() const { return m_projectTree; }
 
     /// The project file opened when none is given: the bundled samples, imported on first use.
     static QString defaultProjectPath();
 
 signals:
-    /// A simulation (or its error) is on screen.
-    void resultShown();
     /// The project outline on screen was (re)loaded.
     void projectShown();
     /// An import ended (also when cancelled or failed).
@@ -76,37 +88,46 @@ protected:
     void closeEvent(QCloseEvent* event) override;
 
 private:
+    void buildViews();
+    void buildDocks();
+    void connectViews();
     void buildProjectDock();
     void buildMenus();
+    void buildStepMenu(QMenu* menu);
     void reloadOutline();
     void rememberRecent(const QString& path);
     void onImportFinished(const QVector<ImportOutcome>& outcomes, const QString& error);
+    void onProjectItem(const QString& kind, qlonglong id);
+    void onStep(int event);
+    void onBlockClicked(int pool, int segment, int block);
+    void showBanner(const QString& text);
+    QDockWidget* addDock(const QString& title, QWidget* view, Qt::DockWidgetArea area, const QKeySequence& keys);
+    void resetLayout();
 
-    void showSimulation(const QString& path, std::shared_ptr<const engine::runtime::Simulation> sim);
-    void showError(const QString& message);
-
-    QListWidget* m_files = nullptr;
-    QTableWidget* m_calls = nullptr;
-    QListWidget* m_hazards = nullptr;
-    QPlainTextEdit* m_log = nullptr;
     QLabel* m_banner = nullptr;
-    int m_generation = 0; ///< results of an older request are dropped
-
-    QTabWidget* m_tabs = nullptr;
     GraphPanel* m_graphPanel = nullptr;
     RuntimePanel* m_runtimePanel = nullptr;
     CachePanel* m_cachePanel = nullptr;
     PassesPanel* m_passesPanel = nullptr;
     LogPanel* m_logPanel = nullptr;
+    InspectorPanel* m_inspector = nullptr;
+    ConfigPanel* m_configPanel = nullptr;
+    ComparePanel* m_comparePanel = nullptr;
+    std::map<QString, QDockWidget*> m_docks; ///< by title
+    QByteArray m_defaultState; ///< the layout before any saved one was restored
     QString m_projectPath;
     ProjectModel* m_projectModel = nullptr;
     QTreeView* m_projectTree = nullptr;
-    QDockWidget* m_projectDock = nullptr;
     QMenu* m_recentMenu = nullptr;
+    QMenu* m_viewMenu = nullptr;
     ImportController* m_import = nullptr;
     QProgressBar* m_importProgress = nullptr;
     QToolButton* m_cancelImport = nullptr;
     int m_outlineGeneration = 0;
+    /// After the outline reloads: select this item (kind, id), e.g. a run just simulated.
+    QString m_selectKind;
+    qlonglong m_selectId = -1;
+    bool m_autoSelectRun = true; ///< the first outline of a session opens its first run
 };
 
 } // namespace gui

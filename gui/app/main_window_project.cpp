@@ -9,6 +9,7 @@
 #include "gui/app/passes_panel.h"
 #include "gui/app/project_model.h"
 #include "gui/app/runtime_panel.h"
+#include "gui/graph/graph_view_widget.h"
 #include "storage/project_db.h"
 #include "storage/project_outline.h"
 
@@ -23,6 +24,7 @@
 #include <QFileInfo>
 #include <QHeaderView>
 #include <QLabel>
+#include <QLineEdit>
 #include <QMenuBar>
 #include <QMimeData>
 #include <QProgressBar>
@@ -84,28 +86,12 @@ void MainWindow::buildProjectDock()
     m_projectTree->header()->setSectionResizeMode(0, QHeaderView::ResizeToContents);
     m_projectTree->setToolTip("Drop files or folders here (FX graphs, scenarios, output_code.py, "
                               "TORCH_COMPILE_DEBUG folders, .torchair_cache) to import them");
-    // A graph picked in the project is drawn in the Graph tab, a run is stepped in the Runtime tab.
     connect(m_projectTree->selectionModel(), &QItemSelectionModel::currentChanged, this,
         [this](const QModelIndex& current) {
-            const QString kind = current.data(ProjectModel::KindRole).toString();
-            const qlonglong id = current.data(ProjectModel::IdRole).toLongLong();
-            if (kind == "graph" || kind == "stage" || kind == "pass_result") {
-                m_tabs->setCurrentWidget(m_graphPanel);
-                m_graphPanel->showGraph(m_projectPath, id);
-                m_passesPanel->showPasses(m_projectPath, id);
-            } else if (kind == "run") {
-                m_tabs->setCurrentWidget(m_runtimePanel);
-                m_runtimePanel->showRun(m_projectPath, id);
-                m_logPanel->showRunLog(m_projectPath, id);
-            } else if (kind == "cache_entry") {
-                m_tabs->setCurrentWidget(m_cachePanel);
-                m_cachePanel->showCacheEntry(m_projectPath, id);
-            }
+            onProjectItem(
+                current.data(ProjectModel::KindRole).toString(), current.data(ProjectModel::IdRole).toLongLong());
         });
-    m_projectDock = new QDockWidget("Project", this);
-    m_projectDock->setObjectName("projectDock");
-    m_projectDock->setWidget(m_projectTree);
-    addDockWidget(Qt::LeftDockWidgetArea, m_projectDock);
+    addDock("Project", m_projectTree, Qt::LeftDockWidgetArea, QKeySequence("Ctrl+1"));
     setAcceptDrops(true);
 
     m_import = new ImportController(this);
@@ -157,8 +143,27 @@ void MainWindow::buildMenus()
     file->addSeparator();
     QAction* quit = file->addAction("&Quit", this, &QWidget::close);
     quit->setShortcut(QKeySequence::Quit);
-    QMenu* view = menuBar()->addMenu("&View");
-    view->addAction(m_projectDock->toggleViewAction());
+    m_viewMenu = menuBar()->addMenu("&View");
+    for (const char* title :
+        { "Project", "Runtime", "Memory", "Inspector", "Config", "Compare", "Log", "Passes", "Cache" })
+        m_viewMenu->addAction(m_docks[title]->toggleViewAction());
+    m_viewMenu->addSeparator();
+    m_viewMenu->addAction("&Reset Layout", this, &MainWindow::resetLayout);
+    QMenu* graph = menuBar()->addMenu("&Graph");
+    QAction* find = graph->addAction("&Find Node...", this, [this] {
+        if (auto* search = m_graphPanel->findChild<QLineEdit*>()) {
+            search->setFocus();
+            search->selectAll();
+        }
+    });
+    find->setShortcut(QKeySequence::Find);
+    QAction* fit = graph->addAction("Fit to &Window", this, [this] { m_graphPanel->view()->fitAll(); });
+    fit->setShortcut(QKeySequence("Ctrl+0"));
+    QAction* follow = graph->addAction("F&ollow the Stepper");
+    follow->setCheckable(true);
+    follow->setChecked(m_graphPanel->following());
+    connect(follow, &QAction::toggled, m_graphPanel, &GraphPanel::setFollowing);
+    buildStepMenu(menuBar()->addMenu("&Step"));
     QMenu* help = menuBar()->addMenu("&Help");
     help->addAction("&About aclgraph-inspector", this, [this] {
         AboutDialog about(QApplication::applicationVersion(), this);
@@ -189,7 +194,9 @@ void MainWindow::rememberRecent(const QString& path)
 void MainWindow::openProject(const QString& path, const QStringList& importFirst)
 {
     m_projectPath = QFileInfo(path).absoluteFilePath();
-    m_projectDock->setWindowTitle("Project: " + QFileInfo(path).fileName());
+    m_docks["Project"]->setWindowTitle("Project: " + QFileInfo(path).fileName());
+    setWindowTitle(QFileInfo(path).fileName() + " - aclgraph-inspector");
+    m_autoSelectRun = true;
     rememberRecent(m_projectPath);
     if (!importFirst.isEmpty() && !m_import->running())
         importFiles(importFirst); // reloads the outline when done
@@ -203,13 +210,24 @@ void MainWindow::reloadOutline()
         this, m_outlineGeneration, [path = m_projectPath] { return loadOutline(path); },
         [this](const OutlineOutcome& o) {
             if (!o.error.isEmpty()) {
-                m_banner->setText(o.error);
-                m_banner->show();
+                showBanner(o.error);
                 m_projectModel->setOutline({});
             } else {
                 m_projectModel->setOutline(o.outline);
                 for (int r = 0; r < m_projectModel->rowCount(); ++r)
                     m_projectTree->expand(m_projectModel->index(r, 0));
+                // A run just made is selected; a project opened (once its imports are in) shows
+                // its first run, so that the window opens on something to step.
+                if (!m_selectKind.isEmpty()) {
+                    selectProjectItem(m_selectKind, m_selectId);
+                    m_selectKind.clear();
+                } else if (m_autoSelectRun && !m_import->running()) {
+                    m_autoSelectRun = false;
+                    const QModelIndexList runs = m_projectModel->match(m_projectModel->index(0, 0),
+                        ProjectModel::KindRole, "run", 1, Qt::MatchExactly | Qt::MatchRecursive | Qt::MatchWrap);
+                    if (!runs.isEmpty() && !m_projectTree->currentIndex().isValid())
+                        m_projectTree->setCurrentIndex(runs.front());
+                }
             }
             emit projectShown();
         });
@@ -245,10 +263,7 @@ void MainWindow::onImportFinished(const QVector<ImportOutcome>& outcomes, const 
     }
     if (!error.isEmpty())
         problems.prepend(error);
-    if (!problems.isEmpty()) {
-        m_banner->setText(problems.join("\n"));
-        m_banner->show();
-    }
+    showBanner(problems.join("\n"));
     statusBar()->showMessage(QString("Imported %1, %2 already in the project, %3 not imported")
                                  .arg(imported)
                                  .arg(duplicates)
@@ -256,6 +271,16 @@ void MainWindow::onImportFinished(const QVector<ImportOutcome>& outcomes, const 
         10000);
     reloadOutline();
     emit importFinished();
+}
+
+bool MainWindow::selectProjectItem(const QString& kind, qlonglong id)
+{
+    const QModelIndex found = m_projectModel->find(kind, id);
+    if (!found.isValid())
+        return false;
+    m_projectTree->scrollTo(found);
+    m_projectTree->setCurrentIndex(found);
+    return true;
 }
 
 bool MainWindow::selectProjectItem(const QString& label)

@@ -1,5 +1,7 @@
 #include "gui/app/memory_view.h"
 
+#include "engine/report/details.h"
+
 #include <QHelpEvent>
 #include <QMouseEvent>
 #include <QPainter>
@@ -137,16 +139,7 @@ QColor freeBlockColor()
 
 QString formatBytes(uint64_t bytes)
 {
-    if (bytes < 1024)
-        return QString("%1 B").arg(bytes);
-    const char* units[] = { "KiB", "MiB", "GiB", "TiB" };
-    double v = double(bytes) / 1024;
-    int u = 0;
-    while (v >= 1024 && u < 3) {
-        v /= 1024;
-        ++u;
-    }
-    return QString("%1 %2").arg(v, 0, 'f', 1).arg(units[u]);
+    return QString::fromStdString(engine::report::humanBytes(bytes));
 }
 
 MemoryView::MemoryView(QWidget* parent)

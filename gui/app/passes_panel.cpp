@@ -85,6 +85,7 @@ PassesPanel::PassesPanel(QWidget* parent)
     , m_diff(makeTree("diffTree", { "Node", "Difference" }))
 {
     m_title->setObjectName("passesTitle");
+    m_title->setWordWrap(true);
     m_title->setTextInteractionFlags(Qt::TextSelectableByMouse);
     m_table->setObjectName("passTable");
     m_table->setHorizontalHeaderLabels(
@@ -101,6 +102,7 @@ PassesPanel::PassesPanel(QWidget* parent)
     m_from->setObjectName("diffFrom");
     m_to->setObjectName("diffTo");
     m_diffSummary->setObjectName("diffSummary");
+    m_diffSummary->setWordWrap(true);
     m_diffSummary->setTextInteractionFlags(Qt::TextSelectableByMouse);
 
     auto* bottom = new QSplitter(Qt::Horizontal);

@@ -79,7 +79,7 @@ RuntimePanel::RuntimePanel(QWidget* parent)
     m_title->setWordWrap(true);
     m_position->setObjectName("runtimePosition");
     m_position->setTextInteractionFlags(Qt::TextSelectableByMouse);
-    m_position->setMinimumWidth(260);
+    m_position->setWordWrap(true);
     m_summary->setObjectName("runtimeSummary");
     m_summary->setWordWrap(true);
     m_summary->setTextInteractionFlags(Qt::TextSelectableByMouse);
@@ -115,7 +115,6 @@ RuntimePanel::RuntimePanel(QWidget* parent)
     for (auto* b : { first, prevCall, back, m_playButton, forward, nextCallButton, last })
         controls->addWidget(b);
     controls->addWidget(m_slider, 1);
-    controls->addWidget(m_position);
 
     auto* details = new QWidget;
     auto* detailsLayout = new QVBoxLayout(details);
@@ -138,6 +137,8 @@ RuntimePanel::RuntimePanel(QWidget* parent)
     scroll->setWidgetResizable(true);
     scroll->setFrameShape(QFrame::NoFrame);
     auto* memory = new QWidget;
+    memory->setObjectName("memoryPane");
+    m_memoryPane = memory;
     auto* memoryLayout = new QVBoxLayout(memory);
     memoryLayout->setContentsMargins(0, 0, 0, 0);
     memoryLayout->addWidget(scroll, 1);
@@ -154,6 +155,7 @@ RuntimePanel::RuntimePanel(QWidget* parent)
     layout->setContentsMargins(4, 4, 4, 4);
     layout->addWidget(m_title);
     layout->addLayout(controls);
+    layout->addWidget(m_position); // its own line: the stepper is often a narrow dock
     layout->addWidget(splitter, 1);
 
     connect(first, &QToolButton::clicked, this, [this] { setStep(0); });
@@ -197,10 +199,20 @@ RuntimePanel::RuntimePanel(QWidget* parent)
 
 RuntimePanel::~RuntimePanel() = default;
 
+QWidget* RuntimePanel::takeMemoryPane()
+{
+    QWidget* pane = m_memoryPane;
+    m_memoryPane = nullptr;
+    if (pane)
+        pane->setParent(nullptr);
+    return pane;
+}
+
 void RuntimePanel::showRun(const QString& dbPath, qlonglong runId)
 {
     pause();
     m_title->setText(QString("Loading run %1 ...").arg(runId));
+    m_dbPath = dbPath;
     using Ptr = std::shared_ptr<const Loaded>;
     loadLatest<Ptr>(
         this, m_generation,

@@ -46,6 +46,12 @@ public:
     const engine::runtime::Event* currentEvent() const;
     /// The run shown, nullptr before one is loaded or when loading failed.
     const storage::StoredRun* run() const { return m_run.get(); }
+    std::shared_ptr<const storage::StoredRun> sharedRun() const { return m_run; }
+    /// The project the run shown was read from.
+    QString dbPath() const { return m_dbPath; }
+    /// Hands over the memory pane (the Memory view in its scroll area, and the chart) so that the
+    /// window can put it in a dock of its own; the panel keeps driving it. Null the second time.
+    QWidget* takeMemoryPane();
 
     /// The position line of the current event (see the file comment).
     QString positionText() const;
@@ -103,6 +109,8 @@ private:
     MemoryFetcher* m_fetcher;
 
     std::shared_ptr<const storage::StoredRun> m_run;
+    QString m_dbPath;
+    QWidget* m_memoryPane = nullptr; ///< until takeMemoryPane()
     QString m_error;
     int m_step = -1;
     int m_generation = 0;

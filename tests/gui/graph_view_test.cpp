@@ -11,7 +11,6 @@
 #include <QLineEdit>
 #include <QSignalSpy>
 #include <QtTest>
-
 #include <set>
 
 using namespace graph_test;

@@ -5,9 +5,9 @@
 #include "storage/project_db.h"
 
 #include <QAbstractItemModelTester>
-#include <functional>
 #include <QTemporaryDir>
 #include <QtTest>
+#include <functional>
 
 class ProjectModelTest : public QObject {
     Q_OBJECT

@@ -77,6 +77,8 @@ TEST(ProjectOutline, ImportedSourcesAndRuns)
         WriteContext ctx(*db);
         RunPlace place;
         place.backend = "torchair";
+        if (i == 1) // a run of the Config view: its settings are part of its label
+            place.overrides = { "debug.aclgraph.clone_input=False", "debug.run_eagerly=True" };
         ASSERT_TRUE(writeRun(ctx, *sim, place, nullptr).ok());
         ASSERT_TRUE(tx->commit().ok());
     }
@@ -131,6 +133,10 @@ TEST(ProjectOutline, ImportedSourcesAndRuns)
     // Runs, newest first.
     ASSERT_EQ(runs.children.size(), 2u);
     EXPECT_GT(runs.children[0].id, runs.children[1].id);
+    const std::string name = runs.children[1].label.substr(runs.children[1].label.find(' ') + 1);
+    EXPECT_EQ(runs.children[0].label,
+        "#" + std::to_string(runs.children[0].id) + " " + name
+            + " [debug.aclgraph.clone_input=False, debug.run_eagerly=True]");
     EXPECT_NE(runs.children[0].detail.find("calls"), std::string::npos);
     EXPECT_EQ(runs.detail, "2");
     fs::remove_all(dir);

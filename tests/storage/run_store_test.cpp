@@ -4,6 +4,7 @@
 #include "storage/run_store.h"
 #include "tests/engine/memory_test_util.h"
 
+#include <filesystem>
 #include <gtest/gtest.h>
 
 namespace {
@@ -53,9 +54,15 @@ void expectSameLog(const std::vector<LogLine>& a, const std::vector<LogLine>& b)
     }
 }
 
+/// Paths are stored absolute and normalised.
+std::string stored(const std::string& path)
+{
+    return std::filesystem::absolute(path).lexically_normal().string();
+}
+
 void expectSameRun(const Simulation& a, const Simulation& b)
 {
-    EXPECT_FIELD(a, b, scenarioPath);
+    EXPECT_EQ(stored(a.scenarioPath), b.scenarioPath);
     EXPECT_FIELD(a, b, scenarioName);
     EXPECT_FIELD(a, b, profile);
     EXPECT_FIELD(a, b, capacityBytes);
@@ -224,7 +231,7 @@ TEST(RunStore, RunsReadBackAsTheyWereSimulatedWithMemoryAtEveryEvent)
         const Simulation& sim = runs[i].sim;
         EXPECT_EQ(row.id, ids[i]);
         EXPECT_FALSE(row.sourceId.has_value());
-        EXPECT_EQ(row.scenarioPath, sim.scenarioPath);
+        EXPECT_EQ(row.scenarioPath, stored(sim.scenarioPath));
         EXPECT_EQ(row.backend, engine::config::backendName(sim.options.backend));
         EXPECT_EQ(row.profile, "npu");
         EXPECT_EQ(row.calls, sim.callsSimulated);

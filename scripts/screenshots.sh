@@ -1,0 +1,60 @@
+#!/usr/bin/env bash
+# Usage: scripts/screenshots.sh [OUT_DIR]   (default docs/screenshots)
+#
+# Takes the README's screenshots under Xvfb with the built app (scripts/build.sh build first): each
+# view of the window on the bundled samples, on a generated 80-layer decoder and on the compile-cache
+# fixture. Each shot starts from a fresh settings folder, so the default layout is what is shown.
+# Look at every PNG before committing it.
+set -euo pipefail
+
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+cd "$root"
+out=${1:-docs/screenshots}
+mkdir -p "$out"
+app=build/gui/aclgraph-inspector
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+
+# shot NAME ARGS...: one screenshot of the window, fresh settings each time.
+shot() {
+    local name=$1
+    shift
+    rm -rf "$work/xdg"
+    XDG_CONFIG_HOME="$work/xdg/config" XDG_DATA_HOME="$work/xdg/data" \
+        xvfb-run -a -s "-screen 0 1600x1000x24" "$app" "$@" --screenshot "$out/$name"
+    echo "wrote $out/$name"
+}
+
+samples=(resources/samples/*.json)
+"$app" import "${samples[@]}" --db "$work/samples.aclgi" --simulate --quiet
+# Sample 07 again with enable_output_clone on, as the Config view would make it: run 10.
+"$app" simulate resources/samples/07_held_outputs_overwritten.json --set debug.aclgraph.enable_output_clone=True \
+    --db "$work/samples.aclgi" >/dev/null 2>&1
+"$app" generate decoder --layers 80 -o "$work/decoder80.json" >/dev/null
+"$app" import "$work/decoder80.json" --db "$work/decoder80.aclgi" --simulate --quiet
+cp -r tests/data/cache/torchair_cache "$work/torchair_cache"
+find "$work/torchair_cache" -type f -exec chmod 600 {} +
+"$app" import "$work/torchair_cache" --db "$work/cache.aclgi" --quiet
+
+# The window on sample 04 (the KV cache moves): an input update of a replay, outlined on the graph.
+shot main-window.png "$work/samples.aclgi" --select "#4 The KV cache moves: recapture storm" --step 12
+# The stepper and the Memory view at a recapture of sample 04.
+shot runtime-kv-cache-moves.png "$work/samples.aclgi" --select "#4 The KV cache moves: recapture storm" --step 20
+# Sample 07: the held output overwritten, in the Log view.
+shot log.png "$work/samples.aclgi" --select "#7 The caller keeps outputs: overwritten by the next replay" --step 14 --dock Log
+# Sample 07's options as a form, both spellings.
+shot config.png "$work/samples.aclgi" --select "#7 The caller keeps outputs: overwritten by the next replay" --dock Config
+# Run 10 beside run 7: the held-output hazards gone, the clones' cost.
+shot compare.png "$work/samples.aclgi" \
+    --select "#10 The caller keeps outputs: overwritten by the next replay [debug.aclgraph.enable_output_clone=True]" \
+    --dock Compare
+# The 80-layer decoder's run stepped to an input update of its decode graph (2,173 nodes, folded).
+shot graph-decoder80.png "$work/decoder80.aclgi" --step 13
+# A node of sample 01's decode graph in the Inspector, and the graph's pass reports.
+shot inspector-node.png "$work/samples.aclgi" --select decode --node final_rms --dock Passes
+# The compile cache browser.
+shot cache-browser.png "$work/cache.aclgi" --select decode --dock Cache
+# The About box, from its test.
+ACLGI_SCREENSHOTS="$work" QT_QPA_PLATFORM=offscreen build/tests/gui/about_dialog_test >/dev/null
+cp "$work/about_dialog.png" "$out/about.png"
+echo "wrote $out/about.png"
