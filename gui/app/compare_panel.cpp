@@ -199,7 +199,7 @@ QComboBox* runCombo(const char* name)
     auto* combo = new QComboBox;
     combo->setObjectName(name);
     combo->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
-    combo->setMinimumContentsLength(30);
+    combo->setMinimumContentsLength(12); // the dock stays narrow; the popup shows whole labels
     return combo;
 }
 

@@ -88,6 +88,16 @@ GraphPanel::GraphPanel(QWidget* parent)
         emit nodeSelected(it.kind == engine::view::ViewItem::Kind::Node ? it.index : -1);
     });
     connect(m_view, &graph::GraphViewWidget::viewShown, this, &GraphPanel::onViewShown);
+    connect(m_view, &graph::GraphViewWidget::layoutCancelled, this, [this] {
+        m_selectNode = -1;
+        if (m_shownGraphId != m_graphId) { // the scene shows another graph: show none
+            m_current = {};
+            m_view->setView(m_current);
+            return;
+        }
+        m_expanded = m_shownExpanded; // back to the view on screen
+        m_current = m_view->scene()->view();
+    });
     connect(m_follow, &QCheckBox::toggled, this, [this](bool on) {
         if (!on) {
             m_focus.clear();
@@ -199,6 +209,8 @@ void GraphPanel::rebuild()
 
 void GraphPanel::onViewShown()
 {
+    m_shownExpanded = m_expanded;
+    m_shownGraphId = m_graphId;
     applyMarks();
     if (m_selectNode >= 0 && m_selectNode < int(m_current.itemOfNode.size())) {
         const int node = m_selectNode;

@@ -107,6 +107,8 @@ private:
     std::shared_ptr<const Loaded> m_loaded;
     qlonglong m_graphId = -1; ///< shown or being loaded
     std::set<int> m_expanded;
+    std::set<int> m_shownExpanded; ///< m_expanded of the view on screen (a cancelled layout goes back)
+    qlonglong m_shownGraphId = -1; ///< the graph whose view is on screen
     engine::view::ViewGraph m_current;
     Pending m_pending;
     std::vector<engine::runtime::FocusNode> m_focus;

@@ -15,6 +15,7 @@
 #include "gui/app/passes_panel.h"
 #include "gui/app/project_model.h"
 #include "gui/app/runtime_panel.h"
+#include "storage/cache_store.h"
 #include "storage/run_store.h"
 
 #include <QAction>
@@ -194,6 +195,14 @@ void MainWindow::connectViews()
     });
     connect(m_configPanel, &ConfigPanel::failed, this,
         [this](const QString& message) { statusBar()->showMessage("Not simulated: " + message, 8000); });
+    // A cache entry's graph (read from its py_code) is drawn, and its passes listed.
+    connect(m_cachePanel, &CachePanel::shown, this, [this] {
+        const storage::StoredCacheEntry* entry = m_cachePanel->entry();
+        if (entry && entry->graphId) {
+            m_graphPanel->showGraph(m_projectPath, *entry->graphId);
+            m_passesPanel->showPasses(m_projectPath, *entry->graphId);
+        }
+    });
     connect(m_comparePanel, &ComparePanel::failed, this,
         [this](const QString& message) { statusBar()->showMessage("Not compared: " + message, 8000); });
     // The runs to compare are the project's: listed again whenever its outline is.

@@ -9,6 +9,8 @@
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QLineEdit>
+#include <QProgressBar>
+#include <QToolButton>
 #include <QVBoxLayout>
 
 namespace gui::graph {
@@ -19,6 +21,8 @@ GraphViewWidget::GraphViewWidget(QWidget* parent)
     , m_canvas(new ZoomView(this))
     , m_search(new QLineEdit(this))
     , m_status(new QLabel(this))
+    , m_busy(new QProgressBar(this))
+    , m_cancel(new QToolButton(this))
     , m_layout(new AsyncLayout(this))
 {
     m_canvas->setScene(m_scene);
@@ -27,16 +31,31 @@ GraphViewWidget::GraphViewWidget(QWidget* parent)
     m_search->setClearButtonEnabled(true);
     m_status->setText("no graph");
 
+    m_busy->setRange(0, 0); // busy, no percentage: Graphviz reports no progress
+    m_busy->setMaximumWidth(120);
+    m_busy->hide();
+    m_cancel->setText("Cancel");
+    m_cancel->setObjectName("cancelLayout");
+    m_cancel->setToolTip("Stop waiting for this layout and keep the graph as it was (Esc)");
+    m_cancel->setShortcut(QKeySequence(Qt::Key_Escape));
+    m_cancel->hide();
     auto* bar = new QHBoxLayout;
     bar->addWidget(m_search, 1);
     bar->addWidget(m_status, 1);
+    bar->addWidget(m_busy);
+    bar->addWidget(m_cancel);
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
     layout->addLayout(bar);
     layout->addWidget(m_canvas, 1);
 
     connect(m_search, &QLineEdit::returnPressed, this, [this] { findNext(m_search->text()); });
-    connect(m_layout, &AsyncLayout::started, this, [this] { m_status->setText("laying out…"); });
+    connect(m_layout, &AsyncLayout::started, this, [this] {
+        m_status->setText("laying out…");
+        m_busy->show();
+        m_cancel->show();
+    });
+    connect(m_cancel, &QToolButton::clicked, this, &GraphViewWidget::cancelLayout);
     connect(m_layout, &AsyncLayout::ready, this, &GraphViewWidget::onLayoutReady);
     connect(m_layout, &AsyncLayout::failed, this, &GraphViewWidget::onLayoutFailed);
     connect(m_canvas, &ZoomView::visibleRectChanged, m_minimap, qOverload<>(&QWidget::update));
@@ -50,6 +69,8 @@ void GraphViewWidget::setView(const engine::view::ViewGraph& view)
     m_lastMatch = -1;
     if (view.items.empty()) {
         m_layout->cancel();
+        m_busy->hide();
+        m_cancel->hide();
         m_scene->clearGraph();
         m_minimap->refit();
         m_status->setText("empty graph");
@@ -60,10 +81,24 @@ void GraphViewWidget::setView(const engine::view::ViewGraph& view)
     m_layout->request(view);
 }
 
+void GraphViewWidget::cancelLayout()
+{
+    if (!m_layout->busy())
+        return;
+    m_layout->cancel();
+    m_busy->hide();
+    m_cancel->hide();
+    m_pending = m_scene->view();
+    m_status->setText("layout cancelled: the graph is shown as it was");
+    emit layoutCancelled();
+}
+
 void GraphViewWidget::onLayoutReady(const QString& key, std::shared_ptr<const LayoutResult> layout)
 {
     if (key.toStdString() != m_pending.key)
         return;
+    m_busy->hide();
+    m_cancel->hide();
     const bool sameGraph = !m_scene->view().items.empty();
     m_scene->setGraph(m_pending, *layout);
     m_minimap->refit();
@@ -81,6 +116,8 @@ void GraphViewWidget::onLayoutFailed(const QString& key, const QString& message)
 {
     if (key.toStdString() != m_pending.key)
         return;
+    m_busy->hide();
+    m_cancel->hide();
     m_scene->clearGraph();
     m_minimap->refit();
     m_status->setText("layout failed: " + message);

@@ -12,6 +12,8 @@
 
 class QLabel;
 class QLineEdit;
+class QProgressBar;
+class QToolButton;
 
 namespace gui::graph {
 
@@ -44,10 +46,16 @@ public:
     ZoomView* canvas() const { return m_canvas; }
     AsyncLayout* layouter() const { return m_layout; }
     QString statusText() const;
+    /// Stops waiting for the layout under way (Graphviz finishes it on its worker, and the result
+    /// is kept in the cache but not shown): the scene keeps what it showed, and layoutCancelled()
+    /// lets the owner go back to that view.
+    void cancelLayout();
 
 signals:
     /// The requested view is on screen (or its layout failed and the status line says why).
     void viewShown();
+    /// The user (or cancelLayout) stopped waiting for a layout; the scene still shows the last view.
+    void layoutCancelled();
 
 protected:
     void resizeEvent(QResizeEvent* event) override;
@@ -63,6 +71,8 @@ private:
     MiniMap* m_minimap;
     QLineEdit* m_search;
     QLabel* m_status;
+    QProgressBar* m_busy; ///< indeterminate while Graphviz works
+    QToolButton* m_cancel;
     AsyncLayout* m_layout;
     engine::view::ViewGraph m_pending; ///< the view last asked for
     bool m_fitOnShow = true; ///< fit when the first layout of a new graph arrives

@@ -1,6 +1,7 @@
 // The graph view's scene and widget: items from a laid-out ViewGraph, selection and group
 // activation, search, and a screenshot of a hand-built decoder view.
 #include "graph_test_views.h"
+#include "gui/graph/async_layout.h"
 #include "gui/graph/graph_canvas.h"
 #include "gui/graph/graph_items.h"
 #include "gui/graph/graph_layout.h"
@@ -10,6 +11,7 @@
 #include <QGraphicsView>
 #include <QLineEdit>
 #include <QSignalSpy>
+#include <QToolButton>
 #include <QtTest>
 #include <set>
 
@@ -173,6 +175,33 @@ private slots:
         QTest::qWait(200);
         QCOMPARE(shown.count(), 1);
         QCOMPARE(widget.scene()->view().key, v.key);
+    }
+
+    // Cancel (or Esc) while Graphviz works: the scene keeps the view it had, the late layout is
+    // not shown, and the status line says so.
+    void cancellingALayoutKeepsTheViewOnScreen()
+    {
+        GraphViewWidget widget;
+        widget.show();
+        QSignalSpy shown(&widget, &GraphViewWidget::viewShown);
+        QSignalSpy cancelled(&widget, &GraphViewWidget::layoutCancelled);
+        const ViewGraph first = decoder();
+        widget.setView(first);
+        QVERIFY(shown.wait(20000));
+        widget.setView(chain(400)); // long enough to still be laying out below
+        QVERIFY(widget.layouter()->busy());
+        auto* cancel = widget.findChild<QToolButton*>("cancelLayout");
+        QVERIFY(cancel && cancel->isVisible());
+        cancel->click();
+        QCOMPARE(cancelled.count(), 1);
+        QVERIFY(!widget.layouter()->busy());
+        QVERIFY(!cancel->isVisible());
+        QVERIFY(widget.statusText().contains("cancelled"));
+        QTest::qWait(1500); // the worker finishes; its result must not replace the scene
+        QCOMPARE(shown.count(), 1);
+        QCOMPARE(widget.scene()->view().key, first.key);
+        widget.cancelLayout(); // nothing under way: nothing happens
+        QCOMPARE(cancelled.count(), 1);
     }
 
     void screenshotOfADecoderView()
