@@ -37,9 +37,9 @@ find "$work/torchair_cache" -type f -exec chmod 600 {} +
 "$app" import "$work/torchair_cache" --db "$work/cache.aclgi" --quiet
 
 # The window on sample 04 (the KV cache moves): an input update of a replay, outlined on the graph.
-shot main-window.png "$work/samples.aclgi" --select "#4 The KV cache moves: recapture storm" --step 12
-# The stepper and the Memory view at a recapture of sample 04.
-shot runtime-kv-cache-moves.png "$work/samples.aclgi" --select "#4 The KV cache moves: recapture storm" --step 20
+shot main-window.png "$work/samples.aclgi" --select "#4 The KV cache moves: recapture storm" --step 13
+# The stepper and the Memory view at the first recapture of sample 04 (call 3: the KV cache moved).
+shot runtime-kv-cache-moves.png "$work/samples.aclgi" --select "#4 The KV cache moves: recapture storm" --step 17
 # Sample 07: the held output overwritten, in the Log view.
 shot log.png "$work/samples.aclgi" --select "#7 The caller keeps outputs: overwritten by the next replay" --step 14 --dock Log
 # Sample 07's options as a form, both spellings.

@@ -228,6 +228,7 @@ ComparePanel::ComparePanel(QWidget* parent)
     m_view->setSelectionBehavior(QAbstractItemView::SelectRows);
     m_view->setEditTriggers(QAbstractItemView::NoEditTriggers);
     m_view->setWordWrap(false);
+    m_view->setTextElideMode(Qt::ElideMiddle); // the tooltip and a wider dock show the whole name
     m_view->verticalHeader()->hide();
     m_view->verticalHeader()->setDefaultSectionSize(m_view->fontMetrics().height() + 6);
     m_view->horizontalHeader()->setStretchLastSection(true);
@@ -336,6 +337,10 @@ void ComparePanel::compare(const QString& dbPath, qlonglong runA, qlonglong runB
                                    .arg(c.rows.size()));
             m_model->setComparison(result.comparison);
             m_view->resizeColumnsToContents();
+            // Option names are long; the values are what is compared: keep A and B in sight.
+            constexpr int kMetricWidth = 260;
+            if (m_view->columnWidth(ComparisonModel::MetricColumn) > kMetricWidth)
+                m_view->setColumnWidth(ComparisonModel::MetricColumn, kMetricWidth);
             emit compared();
         });
 }
