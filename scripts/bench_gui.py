@@ -67,7 +67,7 @@ def main():
     cold, warm = paints[0] / 1e3, (sorted(paints[1:])[len(paints[1:]) // 2] / 1e3 if len(paints) > 1 else None)
     bound = "" if finished else ">= "
     print()
-    print(f"Graph tab, 80-layer decoder decode graph: {result['nodes']} nodes, {result['edges']} edges, "
+    print(f"Graph view, 80-layer decoder decode graph: {result['nodes']} nodes, {result['edges']} edges, "
           f"folded to {result['folded_items']} items")
     print(f"  first paint, cold:            {cold * 1e3:9.1f} ms")
     if warm is not None:
