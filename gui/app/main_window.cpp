@@ -90,18 +90,19 @@ QDockWidget* MainWindow::addDock(const QString& title, QWidget* view, Qt::DockWi
     dock->setWidget(view);
     addDockWidget(area, dock);
     m_docks[title] = dock;
-    // Ctrl+<digit> shows the view, brings its tab to the front and gives it the focus.
-    QAction* toggle = dock->toggleViewAction();
-    toggle->setShortcut(keys);
-    toggle->setShortcutContext(Qt::WindowShortcut);
-    connect(toggle, &QAction::triggered, dock, [dock](bool on) {
-        if (!on)
-            return;
+    // Ctrl+<digit> shows the view (also when it was closed), brings its tab to the front and gives
+    // it the focus; the View menu's check boxes show and hide.
+    auto* go = new QAction(title, this);
+    go->setShortcut(keys);
+    go->setShortcutContext(Qt::WindowShortcut);
+    connect(go, &QAction::triggered, dock, [dock] {
+        dock->show();
         dock->raise();
         if (dock->widget())
             dock->widget()->setFocus();
     });
-    addAction(toggle);
+    addAction(go);
+    m_goActions.push_back(go);
     return dock;
 }
 

@@ -13,6 +13,7 @@
 #include <QMainWindow>
 #include <QStringList>
 #include <map>
+#include <vector>
 
 class QAction;
 class QDockWidget;
@@ -114,6 +115,7 @@ private:
     ConfigPanel* m_configPanel = nullptr;
     ComparePanel* m_comparePanel = nullptr;
     std::map<QString, QDockWidget*> m_docks; ///< by title
+    std::vector<QAction*> m_goActions; ///< "go to view" (Ctrl+digit), in dock order
     QByteArray m_defaultState; ///< the layout before any saved one was restored
     QString m_projectPath;
     ProjectModel* m_projectModel = nullptr;

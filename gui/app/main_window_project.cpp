@@ -148,6 +148,10 @@ void MainWindow::buildMenus()
         { "Project", "Runtime", "Memory", "Inspector", "Config", "Compare", "Log", "Passes", "Cache" })
         m_viewMenu->addAction(m_docks[title]->toggleViewAction());
     m_viewMenu->addSeparator();
+    QMenu* go = m_viewMenu->addMenu("&Go to View");
+    for (QAction* a : m_goActions)
+        go->addAction(a);
+    m_viewMenu->addSeparator();
     m_viewMenu->addAction("&Reset Layout", this, &MainWindow::resetLayout);
     QMenu* graph = menuBar()->addMenu("&Graph");
     QAction* find = graph->addAction("&Find Node...", this, [this] {

@@ -15,11 +15,13 @@
 
 #include <QAbstractItemModelTester>
 #include <QAbstractProxyModel>
+#include <QAction>
 #include <QCheckBox>
 #include <QDockWidget>
 #include <QDropEvent>
 #include <QLabel>
 #include <QMimeData>
+#include <QSettings>
 #include <QSignalSpy>
 #include <QStandardPaths>
 #include <QStatusBar>
@@ -33,7 +35,11 @@
 class MainWindowTest : public QObject {
     Q_OBJECT
 private slots:
-    void initTestCase() { QStandardPaths::setTestModeEnabled(true); }
+    void initTestCase()
+    {
+        QStandardPaths::setTestModeEnabled(true);
+        QSettings().clear(); // no layout or recent projects left by an earlier run
+    }
 
     // A project given on the command line is opened; files dropped on the window are imported
     // into it off the UI thread, and the Project view shows them.
@@ -210,6 +216,34 @@ private slots:
                 hazards = row.differs;
             }
         QVERIFY(hazards);
+    }
+
+    // Ctrl+<digit> brings a view back even when it was closed; the dock layout is remembered from
+    // one window to the next.
+    void viewsComeBackByKeyAndLayoutIsRemembered()
+    {
+        QTemporaryDir dir;
+        const QString project = dir.filePath("layout.aclgi");
+        {
+            gui::MainWindow window({ project });
+            window.show();
+            QVERIFY(QTest::qWaitForWindowExposed(&window));
+            QDockWidget* log = window.dock("Log");
+            log->close();
+            QVERIFY(!log->isVisible());
+            QTest::keyClick(&window, Qt::Key_7, Qt::ControlModifier);
+            QVERIFY(log->isVisible());
+            QTest::keyClick(&window, Qt::Key_7, Qt::ControlModifier); // again: stays shown
+            QVERIFY(log->isVisible());
+            window.dock("Passes")->close();
+            window.close(); // saves the layout
+        }
+        gui::MainWindow again({ project });
+        again.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&again));
+        // A closed dock's View menu entry is unchecked; an open one behind another tab is checked.
+        QVERIFY(!again.dock("Passes")->toggleViewAction()->isChecked());
+        QVERIFY(again.dock("Log")->toggleViewAction()->isChecked());
     }
 
     // A file that cannot be read: the banner names it and the place, and nothing is shown for it.
