@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # Usage: scripts/build.sh [build-dir] [extra cmake args...]
 #
-# Configures with Ninja (RelWithDebInfo) and builds with -j$(nproc). The build dir defaults to
-# `build` (relative to the repository root). The project's default options are passed explicitly
-# first (GUI, tests and benchmarks on, sanitizers off), so a build dir's configuration is decided by
-# this command line and not by whatever an earlier run left in its CMake cache; extra arguments come
-# after them and win, e.g.
+# Configures with Ninja (RelWithDebInfo, but -g1: line tables for backtraces and profilers without
+# full debug info, which makes the -O2 build about a third quicker to compile) and builds with
+# -j$(nproc). The build dir defaults to `build` (relative to the repository root). The project's
+# default options are passed explicitly first (GUI, tests and benchmarks on, sanitizers off), so a
+# build dir's configuration is decided by this command line and not by whatever an earlier run left
+# in its CMake cache; extra arguments come after them and win, e.g.
 #   scripts/build.sh build-asan -DACLGI_BUILD_GUI=OFF -DACLGI_BUILD_BENCH=OFF -DACLGI_SANITIZE=ON
 #
 # Environment: ACLGI_TARGETS="t1 t2" builds only those targets; ACLGI_JOBS overrides the job count.
@@ -28,6 +29,7 @@ fi
 
 cmake -S "$root" -B "$build_dir" -G Ninja \
     -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+    "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O2 -g1 -DNDEBUG" \
     -DACLGI_BUILD_GUI=ON \
     -DACLGI_BUILD_TESTS=ON \
     -DACLGI_BUILD_BENCH=ON \

@@ -183,15 +183,15 @@ void MainWindow::connectViews()
             5000);
     });
     // A re-simulated configuration becomes a run of the project: select it and compare it.
-    connect(m_configPanel, &ConfigPanel::runStored, this, [this](qlonglong runId, qlonglong baseRunId, bool reused) {
+    connect(m_configPanel, &ConfigPanel::runStored, this, [this](qlonglong runId, qlonglong /*baseRunId*/, bool reused) {
         statusBar()->showMessage(reused
                 ? QString("Run %1 already had these settings: shown, not simulated again").arg(runId)
                 : QString("Simulated with the new settings: run %1").arg(runId),
             8000);
+        // Selecting it steps it and compares it with its scenario's base run (ComparePanel::showRun).
         m_selectKind = "run";
         m_selectId = runId;
         reloadOutline();
-        m_comparePanel->compare(m_projectPath, baseRunId, runId);
         m_docks["Compare"]->raise();
     });
     connect(m_configPanel, &ConfigPanel::failed, this,
