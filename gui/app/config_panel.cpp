@@ -110,8 +110,10 @@ ConfigPanel::ConfigPanel(QWidget* parent)
     m_table->horizontalHeader()->setSectionResizeMode(QHeaderView::Interactive);
     m_table->horizontalHeader()->setStretchLastSection(true);
     const QFontMetrics metrics = m_table->fontMetrics();
-    m_table->setColumnWidth(TorchairColumn, metrics.horizontalAdvance("debug.aclgraph.static_capture_size_limit") + 16);
-    m_table->setColumnWidth(NpugraphExColumn, metrics.horizontalAdvance("reuse_graph_pool_in_same_fx") + 16);
+    // Names are elided in the middle (tooltips and a wider column show them whole) so that the
+    // values stay in sight in a narrow dock.
+    m_table->setColumnWidth(TorchairColumn, metrics.horizontalAdvance("debug.aclgraph.enable_output_clone") + 16);
+    m_table->setColumnWidth(NpugraphExColumn, metrics.horizontalAdvance("input_inplace_pass") + 16);
     m_table->setColumnWidth(ValueColumn, metrics.horizontalAdvance("'reduce-overhead'") + 48);
     m_table->setColumnWidth(DefaultColumn, metrics.horizontalAdvance("'reduce-overhead'") + 16);
     m_simulate->setObjectName("configSimulate");
