@@ -11,25 +11,18 @@ import os
 import pathlib
 import shutil
 import stat
-import subprocess
 import sys
+
+from clicheck import Checks
 import tempfile
 
 EXE, DATA = sys.argv[1], pathlib.Path(sys.argv[2])
-failures = []
 MANIFEST = json.loads((DATA / "cache" / "manifest.json").read_text())
 CASES = {f["case"]: f for f in MANIFEST["files"]}
 
 
-def check(cond, what):
-    if not cond:
-        failures.append(what)
-
-
-def run(*args, expect=0):
-    r = subprocess.run([EXE, *map(str, args)], capture_output=True, text=True)
-    check(r.returncode == expect, f"{' '.join(map(str, args))}: exit {r.returncode} (expected {expect}), stderr {r.stderr!r}")
-    return r
+_checks = Checks(EXE)
+check, run = _checks.check, _checks.run
 
 
 tmp = pathlib.Path(tempfile.mkdtemp(prefix="aclgi-cli-cache-"))
@@ -165,7 +158,4 @@ try:
 finally:
     shutil.rmtree(tmp, ignore_errors=True)
 
-if failures:
-    print("\n".join("FAILED: " + f for f in failures))
-print(f"{len(failures)} failed")
-sys.exit(1 if failures else 0)
+_checks.finish()

@@ -6,24 +6,17 @@ usage: check_graph_files.py path/to/aclgraph-inspector path/to/tests/data
 """
 import json
 import pathlib
-import subprocess
 import sys
+
+from clicheck import Checks
 import tempfile
 
 EXE, DATA = sys.argv[1], pathlib.Path(sys.argv[2])
 FX = DATA / "fx" / "torchair_000_aot_forward_graph.txt"
-failures = []
 
 
-def check(cond, what):
-    if not cond:
-        failures.append(what)
-
-
-def run(*args, expect=0):
-    r = subprocess.run([EXE, *map(str, args)], capture_output=True, text=True)
-    check(r.returncode == expect, f"{' '.join(map(str, args))}: exit {r.returncode}, stderr {r.stderr!r}")
-    return r
+_checks = Checks(EXE)
+check, run = _checks.check, _checks.run
 
 
 # A bare graph file: symbols are required, then it is captured once and replayed.
@@ -63,7 +56,4 @@ with tempfile.TemporaryDirectory() as tmp:
     d = json.loads(run("simulate", out, "--symbols", "s0=4,s1=100", "--json").stdout)
     check(d["calls"][0]["action"] == "capture", "emitted code simulates")
 
-if failures:
-    print("\n".join("FAILED: " + f for f in failures))
-print(f"{len(failures)} failed")
-sys.exit(1 if failures else 0)
+_checks.finish()

@@ -8,23 +8,16 @@ usage: check_runs.py path/to/aclgraph-inspector path/to/resources/samples
 import json
 import pathlib
 import sqlite3
-import subprocess
 import sys
+
+from clicheck import Checks
 import tempfile
 
 EXE, SAMPLES = sys.argv[1], pathlib.Path(sys.argv[2])
-failures = []
 
 
-def check(cond, what):
-    if not cond:
-        failures.append(what)
-
-
-def run(*args, expect=0):
-    r = subprocess.run([EXE, *map(str, args)], capture_output=True, text=True)
-    check(r.returncode == expect, f"{' '.join(map(str, args))}: exit {r.returncode} (expected {expect}), stderr {r.stderr!r}")
-    return r
+_checks = Checks(EXE)
+check, run = _checks.check, _checks.run
 
 
 with tempfile.TemporaryDirectory() as tmp:
@@ -99,7 +92,4 @@ with tempfile.TemporaryDirectory() as tmp:
     check(str(bogus) in bad.stderr and bad.stdout == "", f"simulate into a non-database: {bad.stderr!r}")
     run("runs", expect=2)
 
-if failures:
-    print("\n".join(failures))
-    sys.exit(1)
-print("runs: all checks passed")
+_checks.finish()

@@ -7,24 +7,17 @@ usage: check_stages.py path/to/aclgraph-inspector path/to/tests/data
 """
 import json
 import pathlib
-import subprocess
 import sys
+
+from clicheck import Checks
 
 EXE, DATA = sys.argv[1], pathlib.Path(sys.argv[2])
 TREE = DATA / "debug_dir"
 RUN = TREE / "torch_compile_debug" / "run_2026_11_22_10_00_00_000000-pid_4242"
-failures = []
 
 
-def check(cond, what):
-    if not cond:
-        failures.append(what)
-
-
-def run(*args, expect=0):
-    r = subprocess.run([EXE, *map(str, args)], capture_output=True, text=True)
-    check(r.returncode == expect, f"{' '.join(map(str, args))}: exit {r.returncode} (expected {expect}), stderr {r.stderr!r}")
-    return r
+_checks = Checks(EXE)
+check, run = _checks.check, _checks.run
 
 
 # The listing: both models, stages in number order with their gaps, counts against the previous stage.
@@ -110,7 +103,4 @@ check("reinplace_inplaceable_ops_pass: TorchAir ran it, disabled here" in out, f
 r = run("passes", TREE, expect=1)
 check("pick one with --graph" in r.stderr, f"several graphs: {r.stderr!r}")
 
-if failures:
-    print("\n".join("FAILED: " + f for f in failures))
-print(f"{len(failures)} failed")
-sys.exit(1 if failures else 0)
+_checks.finish()
