@@ -16,6 +16,7 @@ PACKAGES=(
     nlohmann-json3-dev                             # header-only JSON, used by engine/
     python3                                        # helper scripts
     xvfb xauth                                     # xvfb-run, for GUI tests and screenshots
+    chromium                                       # headless: the HTML report rendered in a real browser (a test)
     clang libclang-rt-14-dev                       # clang + libFuzzer runtime (fuzz targets)
 )
 

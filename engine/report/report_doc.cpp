@@ -3,6 +3,7 @@
 
 #include "engine/config/options.h"
 #include "engine/core/json_text.h"
+#include "engine/report/report_doc_view.h"
 #include "engine/report/run_config.h"
 #include "engine/report/simulation_report.h"
 
@@ -11,6 +12,8 @@
 
 namespace engine::report {
 
+using docview::mib;
+using docview::str;
 using nlohmann::ordered_json;
 
 namespace {
@@ -58,20 +61,6 @@ std::string cell(const std::string& text)
     return out;
 }
 
-std::string str(const ordered_json& v)
-{
-    if (v.is_string())
-        return v.get<std::string>();
-    if (v.is_null())
-        return "";
-    return v.dump();
-}
-
-std::string mib(const ordered_json& v)
-{
-    return v.is_number() ? formatMiB(v.get<uint64_t>()) : str(v);
-}
-
 void table(
     std::ostringstream& md, const std::vector<std::string>& head, const std::vector<std::vector<std::string>>& rows)
 {
@@ -96,19 +85,13 @@ void runMarkdown(std::ostringstream& md, const ordered_json& run)
     const ordered_json& s = run.at("simulation");
     md << "## " << str(run.at("label")) << "\n\n";
     const ordered_json& graphs = s.at("graphs");
-    int captures = 0, recaptures = 0, replays = 0;
-    for (const auto& g : graphs) {
-        captures += g.value("captures", 0);
-        for (const auto& [cause, n] : g.at("recaptures").items())
-            recaptures += n.get<int>();
-        replays += g.value("replays", 0);
-    }
+    const docview::Totals t = docview::totals(s);
     const ordered_json& device = s.at("device");
     md << "- scenario: `" << str(s.at("scenario").at("path")) << "`\n";
     md << "- backend: " << str(s.at("backend")) << ", device profile " << str(device.at("profile")) << ", capacity "
        << mib(device.at("capacity_bytes")) << "\n";
-    md << "- calls: " << s.at("calls_simulated").get<int>() << ", captures " << captures << ", recaptures "
-       << recaptures << ", replays " << replays << ", hazards " << s.at("hazards").size() << "\n";
+    md << "- calls: " << s.at("calls_simulated").get<int>() << ", captures " << t.captures << ", recaptures "
+       << t.recaptures << ", replays " << t.replays << ", hazards " << s.at("hazards").size() << "\n";
     md << "- peak device memory: reserved " << mib(s.at("peak_device_reserved_bytes")) << ", allocated "
        << mib(s.at("peak_device_allocated_bytes")) << (s.at("out_of_memory").get<bool>() ? " (out of memory)" : "")
        << "\n\n";

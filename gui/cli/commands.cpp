@@ -12,7 +12,7 @@ const char* kUsage = "usage: aclgraph-inspector [FILE...]            open the wi
                      "debug|info|warning] [--db FILE] [-o FILE]\n"
                      "       aclgraph-inspector import PATH... --db FILE [--simulate] [--quiet]\n"
                      "       aclgraph-inspector runs --db FILE [--json] [--run ID]\n"
-                     "       aclgraph-inspector report SCENARIO|GRAPH|PROJECT.aclgi... -o FILE.json|FILE.md [--compare] [--title TEXT]\n"
+                     "       aclgraph-inspector report SCENARIO|GRAPH|PROJECT.aclgi... -o FILE.json|FILE.md|FILE.html [--compare] [--title TEXT]\n"
                      "       aclgraph-inspector passes SCENARIO|GRAPH [--graph ID] [--set NAME=VALUE ...] [--symbols "
                      "s0=4,...] [--json] [--verbose] [--emit-code OUT]\n"
                      "       aclgraph-inspector stages DEBUG_DIR [--model NAME] [--diff A B] [--json] [-o FILE]\n"

@@ -2,6 +2,7 @@
 // projects, as JSON or Markdown (engine/report/report_doc.h). With --compare and exactly two runs,
 // the report ends with their comparison.
 #include "engine/report/report_doc.h"
+#include "engine/report/report_html.h"
 #include "engine/report/run_compare.h"
 #include "engine/report/run_config.h"
 #include "engine/scenario/load.h"
@@ -76,14 +77,15 @@ int reportCommand(const std::vector<std::string>& args, std::ostream& out, std::
             inputs.push_back(a);
     }
     if (inputs.empty() || outPath.empty()) {
-        err << "usage: aclgraph-inspector report INPUT... -o FILE.json|FILE.md [--compare] [--title TEXT]\n"
+        err << "usage: aclgraph-inspector report INPUT... -o FILE.json|FILE.md|FILE.html [--compare] [--title TEXT]\n"
                "  INPUT: a scenario or FX graph file (simulated with its own config) or a project (.aclgi: its runs)\n";
         return 2;
     }
-    const bool json = endsWith(outPath, ".json"), markdown = endsWith(outPath, ".md");
-    if (!json && !markdown) {
+    const bool json = endsWith(outPath, ".json"), markdown = endsWith(outPath, ".md"),
+               html = endsWith(outPath, ".html");
+    if (!json && !markdown && !html) {
         err << "report: " << outPath
-            << ": write .json or .md (HTML and PDF reports are not written yet; see docs/report-json.md)\n";
+            << ": write .json, .md or .html (PDF reports are not written yet; see docs/report-json.md)\n";
         return 2;
     }
     std::deque<LoadedRun> runs; // stable addresses: the report points into them
@@ -133,13 +135,13 @@ int reportCommand(const std::vector<std::string>& args, std::ostream& out, std::
         report.comparison = &comparison;
     }
     std::string text = engine::report::reportJson(report);
-    if (markdown) {
-        auto md = engine::report::reportMarkdown(text);
-        if (!md) {
-            err << "error: " << md.error().toString() << "\n";
+    if (markdown || html) {
+        auto view = markdown ? engine::report::reportMarkdown(text) : engine::report::reportHtml(text);
+        if (!view) {
+            err << "error: " << view.error().toString() << "\n";
             return 1;
         }
-        text = std::move(md.value());
+        text = std::move(view.value());
     }
     return writeResult(text, outPath == "-" ? std::string() : outPath, out, err);
 }

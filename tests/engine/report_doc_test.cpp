@@ -1,6 +1,7 @@
 // The report document (engine/report/report_doc.h): its JSON facts and the Markdown view of them,
 // on samples 07 (outputs overwritten) and 08 (the same with enable_output_clone), and a comparison.
 #include "engine/report/report_doc.h"
+#include "engine/report/report_html.h"
 #include "engine/report/run_config.h"
 #include "engine/report/simulation_report.h"
 #include "engine/scenario/load.h"
@@ -118,4 +119,44 @@ TEST(ReportDoc, MarkdownRefusesWhatIsNotAReport)
         R"({"format": "aclgraph-inspector-report", "title": "t", "generator": "", "runs": [{"label": "x"}]})");
     ASSERT_FALSE(r.ok());
     EXPECT_THAT(r.error().toString(), HasSubstr("malformed"));
+}
+
+TEST(ReportDoc, HtmlIsOneSelfContainedPageOfTheSameFacts)
+{
+    Samples s;
+    const auto comparison = engine::report::compareRuns(s.held, s.cloned, "sample 07", "sample <08>",
+        engine::report::runConfigPairs(s.held.options), engine::report::runConfigPairs(s.cloned.options));
+    ReportInput in;
+    in.title = "held & cloned";
+    in.runs = { { &s.held, "sample 07", {} } };
+    in.comparison = &comparison;
+    auto html = engine::report::reportHtml(engine::report::reportJson(in));
+    ASSERT_TRUE(html.ok()) << html.error().toString();
+    const std::string& t = html.value();
+    EXPECT_EQ(t.rfind("<!DOCTYPE html>", 0), 0u);
+    // Nothing from elsewhere: no script, no link, no URL at all.
+    EXPECT_THAT(t, Not(HasSubstr("<script")));
+    EXPECT_THAT(t, Not(HasSubstr("<link")));
+    EXPECT_THAT(t, Not(HasSubstr("http")));
+    EXPECT_THAT(t, HasSubstr("<title>held &amp; cloned</title>"));
+    EXPECT_THAT(t, HasSubstr("<li>B: sample &lt;08&gt;</li>"));
+    // The non-default option's row is highlighted, a default one is not.
+    EXPECT_THAT(t, HasSubstr("<tr class=\"nondefault\"><td><code>experimental_config.frozen_parameter</code>"));
+    EXPECT_THAT(t, HasSubstr("<tr><td><code>debug.aclgraph.clone_input</code></td><td><code>clone_input</code>"));
+    // The memory chart: one polyline per series (device reserved, allocated, two pools), the peak.
+    EXPECT_THAT(t, HasSubstr("<svg "));
+    size_t lines = 0;
+    for (size_t at = t.find("<polyline"); at != std::string::npos; at = t.find("<polyline", at + 1))
+        ++lines;
+    EXPECT_EQ(lines, 4u);
+    EXPECT_THAT(t, HasSubstr("peak 378.00 MiB at call 1"));
+    // Every hazard message is there, as in the Markdown.
+    auto md = engine::report::reportMarkdown(engine::report::reportJson(in));
+    ASSERT_TRUE(md.ok());
+    for (const auto& h : s.held.hazards) {
+        EXPECT_THAT(md.value(), HasSubstr(h.message));
+        EXPECT_THAT(t, HasSubstr(engine::report::htmlEscape(h.message)));
+    }
+    EXPECT_THAT(t, HasSubstr("<tr class=\"differs\"><td>hazards</td><td>output_overwritten</td><td>5</td><td>0</td>"));
+    EXPECT_FALSE(engine::report::reportHtml("[]").ok());
 }
