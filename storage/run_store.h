@@ -51,6 +51,16 @@ struct StoredRun {
 };
 Result<StoredRun> readRun(Database& db, int64_t runId);
 
+/// The run's row and stored config only: what a form or a label needs, without its events, calls
+/// and owners (readRun reads those too).
+struct RunHeader {
+    RunRow row;
+    engine::config::Backend backend = engine::config::Backend::TorchAir; ///< row.backend read
+    std::string configJson;
+    std::vector<std::string> warnings;
+};
+Result<RunHeader> readRunHeader(Database& db, int64_t runId);
+
 /// Device memory after event `event` of run `runId`: every pool's segments and blocks, as
 /// Event::memory would hold it with recordMemory. Error when the run has no memory timeline or the
 /// event is out of range.

@@ -315,7 +315,7 @@ Result<std::vector<RunRow>> listRuns(Database& db)
     return out;
 }
 
-Result<StoredRun> readRun(Database& db, int64_t runId)
+Result<RunHeader> readRunHeader(Database& db, int64_t runId)
 {
     auto s = db.prepare(std::string("SELECT ") + kRunColumns + ", config, warnings FROM runs WHERE id = ?");
     if (!s)
@@ -326,19 +326,32 @@ Result<StoredRun> readRun(Database& db, int64_t runId)
         return found.error();
     if (!*found)
         return noRun(db, runId);
-    StoredRun run;
-    run.row = runRow(*s);
-    run.configJson = s->columnText(19);
-    bool ok = false;
-    Simulation& sim = run.sim;
-    sim.warnings = stringList(s->columnText(20), ok);
-    if (!ok)
-        return Error { ErrorCode::ParseError, "run " + std::to_string(runId) + ": warnings are malformed", db.path() };
-    sim.scenarioPath = run.row.scenarioPath;
-    sim.scenarioName = run.row.scenarioName;
-    sim.options.backend = run.row.backend == engine::config::backendName(engine::config::Backend::NpugraphEx)
+    RunHeader header;
+    header.row = runRow(*s);
+    header.backend = header.row.backend == engine::config::backendName(engine::config::Backend::NpugraphEx)
         ? engine::config::Backend::NpugraphEx
         : engine::config::Backend::TorchAir;
+    header.configJson = s->columnText(19);
+    bool ok = false;
+    header.warnings = stringList(s->columnText(20), ok);
+    if (!ok)
+        return Error { ErrorCode::ParseError, "run " + std::to_string(runId) + ": warnings are malformed", db.path() };
+    return header;
+}
+
+Result<StoredRun> readRun(Database& db, int64_t runId)
+{
+    auto header = readRunHeader(db, runId);
+    if (!header)
+        return header.error();
+    StoredRun run;
+    run.sim.options.backend = header->backend;
+    run.row = std::move(header->row);
+    run.configJson = std::move(header->configJson);
+    Simulation& sim = run.sim;
+    sim.warnings = std::move(header->warnings);
+    sim.scenarioPath = run.row.scenarioPath;
+    sim.scenarioName = run.row.scenarioName;
     sim.profile = run.row.profile == engine::memory::profileName(engine::memory::Profile::Cuda)
         ? engine::memory::Profile::Cuda
         : engine::memory::Profile::Npu;

@@ -233,14 +233,14 @@ std::shared_ptr<const ConfigPanel::Loaded> ConfigPanel::loadConfig(const QString
         out->error = QString::fromStdString(db.error().toString());
         return out;
     }
-    auto run = storage::readRun(*db, runId);
+    auto run = storage::readRunHeader(*db, runId); // the form needs no events
     auto overrides
         = run ? storage::readRunOverrides(*db, runId) : storage::Result<std::vector<std::string>>(run.error());
     if (!overrides) {
         out->error = QString::fromStdString(overrides.error().toString());
         return out;
     }
-    out->backend = run->sim.options.backend;
+    out->backend = run->backend;
     out->options = engine::report::runOptions(out->backend, run->configJson);
     out->title = runLabel(run->row, *overrides) + " (" + engine::config::backendName(out->backend) + ")";
     return out;

@@ -27,21 +27,16 @@ struct LoadedLog {
 std::shared_ptr<const LoadedLog> loadLog(const QString& dbPath, qlonglong runId)
 {
     auto out = std::make_shared<LoadedLog>();
-    auto db = openProjectReadOnly(dbPath);
-    if (!db) {
-        out->error = QString::fromStdString(db.error().toString());
+    const OpenedRun run = openRun(dbPath, runId);
+    if (!run.run) {
+        out->error = run.error;
         return out;
     }
-    auto run = storage::readRun(*db, runId);
-    if (!run) {
-        out->error = QString::fromStdString(run.error().toString());
-        return out;
-    }
-    out->lines = runLogLines(run->sim.events);
+    out->lines = runLogLines(run.run->sim.events);
     out->title = QString("Run %1: %2, %3 events, %4 log lines")
                      .arg(runId)
-                     .arg(QString::fromStdString(run->row.scenarioName))
-                     .arg(run->sim.events.size())
+                     .arg(QString::fromStdString(run.run->row.scenarioName))
+                     .arg(run.run->sim.events.size())
                      .arg(out->lines.size());
     return out;
 }

@@ -3,11 +3,13 @@
 /// with QtConcurrent whose result reaches the UI thread only while it is still the newest one asked
 /// for (a generation counter: picking another item while one loads drops the older result).
 #include "storage/project_db.h"
+#include "storage/run_store.h"
 
 #include <QFutureWatcher>
 #include <QObject>
 #include <QString>
 #include <QtConcurrent>
+#include <memory>
 #include <utility>
 
 namespace gui {
@@ -19,6 +21,25 @@ inline storage::Result<storage::Database> openProjectReadOnly(const QString& dbP
     readOnly.readOnly = true;
     readOnly.create = false;
     return storage::openProject(dbPath.toStdString(), readOnly);
+}
+
+/// The project at `dbPath` opened read-only and its run `runId` read (storage::readRun), or why
+/// not: what the panels that show a run load off the UI thread.
+struct OpenedRun {
+    std::shared_ptr<storage::Database> db;
+    std::shared_ptr<const storage::StoredRun> run;
+    QString error;
+};
+inline OpenedRun openRun(const QString& dbPath, qlonglong runId)
+{
+    auto db = openProjectReadOnly(dbPath);
+    if (!db)
+        return { nullptr, nullptr, QString::fromStdString(db.error().toString()) };
+    auto run = storage::readRun(*db, runId);
+    if (!run)
+        return { nullptr, nullptr, QString::fromStdString(run.error().toString()) };
+    return { std::make_shared<storage::Database>(std::move(db.value())),
+        std::make_shared<const storage::StoredRun>(std::move(run.value())), {} };
 }
 
 /// Runs `load()` (returning T) on the thread pool and calls `done(T)` on `owner`'s thread, unless

@@ -21,11 +21,8 @@
 
 namespace gui {
 
-struct RuntimePanel::Loaded {
-    std::shared_ptr<const storage::StoredRun> run;
-    std::shared_ptr<storage::Database> db;
-    QString error;
-};
+/// The run and the project connection it keeps for reading memory at each step.
+struct RuntimePanel::Loaded : OpenedRun { };
 
 namespace {
 
@@ -216,22 +213,7 @@ void RuntimePanel::showRun(const QString& dbPath, qlonglong runId)
     using Ptr = std::shared_ptr<const Loaded>;
     loadLatest<Ptr>(
         this, m_generation,
-        [dbPath, runId]() -> Ptr {
-            auto out = std::make_shared<Loaded>();
-            auto db = openProjectReadOnly(dbPath);
-            if (!db) {
-                out->error = QString::fromStdString(db.error().toString());
-                return out;
-            }
-            auto run = storage::readRun(*db, runId);
-            if (!run) {
-                out->error = QString::fromStdString(run.error().toString());
-                return out;
-            }
-            out->run = std::make_shared<const storage::StoredRun>(std::move(run.value()));
-            out->db = std::make_shared<storage::Database>(std::move(db.value()));
-            return out;
-        },
+        [dbPath, runId]() -> Ptr { return std::make_shared<const Loaded>(Loaded { openRun(dbPath, runId) }); },
         [this](Ptr loaded) { showLoaded(loaded); });
 }
 

@@ -209,6 +209,13 @@ TEST(RunStore, RunsReadBackAsTheyWereSimulatedWithMemoryAtEveryEvent)
         ASSERT_TRUE(back.ok()) << back.error().toString();
         expectSameRun(r.sim, back->sim);
         EXPECT_NE(back->configJson.find("\"effective\""), std::string::npos);
+        // The header alone (the config form's read) says the same as the whole run.
+        auto header = readRunHeader(db, *id);
+        ASSERT_TRUE(header.ok());
+        EXPECT_EQ(header->configJson, back->configJson);
+        EXPECT_EQ(header->row.calls, back->row.calls);
+        EXPECT_EQ(header->backend, r.sim.options.backend);
+        EXPECT_EQ(header->warnings, r.sim.warnings);
         for (const Event& e : r.sim.events) {
             auto memory = memoryAt(db, *id, e.index);
             ASSERT_TRUE(memory.ok()) << memory.error().toString();
