@@ -21,7 +21,7 @@ int simulateCommand(const std::vector<std::string>& args, std::ostream& out, std
 int importCommand(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
 /// Lists the simulation runs stored in a project database.
 int runsCommand(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
-/// `report INPUT... -o FILE.json|FILE.md [--compare] [--title TEXT]` (report_command.cpp).
+/// `report INPUT... -o FILE.json|.md|.html|.pdf [--compare | --compare-set NAME=VALUE] [--title TEXT]`.
 int reportCommand(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
 
 /// Writes a command's result to `out`, or to the file `outPath` when it is not empty; returns the

@@ -51,8 +51,21 @@ with tempfile.TemporaryDirectory() as tmp:
     html = (tmp / "r.html").read_text()
     check(html.startswith("<!DOCTYPE html>") and "<svg" in html, "an HTML page with its chart")
     check("<script" not in html and "http" not in html, "nothing from elsewhere, no script")
-    r = run("report", held, "-o", tmp / "r.pdf", expect=2)
-    check("not written yet" in r.stderr, "PDF refused with a reason")
+    r = run("report", held, "-o", tmp / "r.pdf", expect=1)
+    check("not written yet" in r.stderr and not (tmp / "r.pdf").exists(), "PDF refused with a reason")
+    # Two configs of one scenario: sample 07 as it is and with enable_output_clone on (sample 08's fix).
+    run("report", held, "--compare-set", "debug.aclgraph.enable_output_clone=True", "-o", tmp / "cfg.json")
+    doc = json.loads((tmp / "cfg.json").read_text())
+    check(len(doc["runs"]) == 2 and doc["runs"][1]["label"].endswith("[debug.aclgraph.enable_output_clone=True]"),
+          "the second run is labelled with its settings")
+    rows = {(r["section"], r["metric"]): r for r in doc["comparison"]["rows"]}
+    hz = rows.get(("hazards", "output_overwritten"))
+    check(hz is not None and hz["a"] == "5" and hz["b"] == "0", "the setting removes the five overwritten outputs")
+    clone = [o for o in doc["runs"][1]["options"] if o["torchair"] == "debug.aclgraph.enable_output_clone"]
+    check(len(clone) == 1 and clone[0]["non_default"], "the setting shows as a non-default option of run B")
+    r = run("report", held, cloned, "--compare-set", "debug.aclgraph.enable_output_clone=True", "-o",
+            tmp / "c2.json", expect=2)
+    check("one scenario" in r.stderr, "--compare-set takes one scenario")
     r = run("report", held, "--compare", "-o", tmp / "c.json", expect=2)
     check("exactly two runs" in r.stderr, "--compare needs two runs")
     r = run("report", tmp / "missing.json", "-o", tmp / "m.json", expect=1)
