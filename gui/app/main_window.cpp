@@ -183,17 +183,18 @@ void MainWindow::connectViews()
             5000);
     });
     // A re-simulated configuration becomes a run of the project: select it and compare it.
-    connect(m_configPanel, &ConfigPanel::runStored, this, [this](qlonglong runId, qlonglong /*baseRunId*/, bool reused) {
-        statusBar()->showMessage(reused
-                ? QString("Run %1 already had these settings: shown, not simulated again").arg(runId)
-                : QString("Simulated with the new settings: run %1").arg(runId),
-            8000);
-        // Selecting it steps it and compares it with its scenario's base run (ComparePanel::showRun).
-        m_selectKind = "run";
-        m_selectId = runId;
-        reloadOutline();
-        m_docks["Compare"]->raise();
-    });
+    connect(
+        m_configPanel, &ConfigPanel::runStored, this, [this](qlonglong runId, qlonglong /*baseRunId*/, bool reused) {
+            statusBar()->showMessage(reused
+                    ? QString("Run %1 already had these settings: shown, not simulated again").arg(runId)
+                    : QString("Simulated with the new settings: run %1").arg(runId),
+                8000);
+            // Selecting it steps it and compares it with its scenario's base run (ComparePanel::showRun).
+            m_selectKind = "run";
+            m_selectId = runId;
+            reloadOutline();
+            m_docks["Compare"]->raise();
+        });
     connect(m_configPanel, &ConfigPanel::failed, this,
         [this](const QString& message) { statusBar()->showMessage("Not simulated: " + message, 8000); });
     // A cache entry's graph (read from its py_code) is drawn, and its passes listed.

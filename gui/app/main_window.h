@@ -33,6 +33,7 @@ class InspectorPanel;
 class LogPanel;
 class PassesPanel;
 class ProjectModel;
+class ReportExport;
 class RuntimePanel;
 
 class MainWindow : public QMainWindow {
@@ -60,6 +61,10 @@ public:
     void setOpensFirstRun(bool on) { m_autoSelectRun = on; }
     /// The dock of a view by its title ("Runtime", "Memory", "Inspector", ...), null when none.
     QDockWidget* dock(const QString& title) const;
+    /// File > Export Report without the dialog: writes the report of the project's runs (or, with
+    /// `comparison`, of the two runs the Compare view compares, side by side) to `path`, whose
+    /// extension names the format. reportExported() follows; false when nothing could be started.
+    bool exportReport(const QString& path, bool comparison = false);
     /// The inline error banner's text (empty while hidden).
     QString bannerText() const;
 
@@ -82,6 +87,8 @@ signals:
     void projectShown();
     /// An import ended (also when cancelled or failed).
     void importFinished();
+    /// An export ended: `error` is empty when the report was written to `path`.
+    void reportExported(const QString& path, const QString& error);
 
 protected:
     void dragEnterEvent(QDragEnterEvent* event) override;
@@ -97,6 +104,7 @@ private:
     void buildStepMenu(QMenu* menu);
     void reloadOutline();
     void rememberRecent(const QString& path);
+    void exportReportDialog(bool comparison);
     void onImportFinished(const QVector<ImportOutcome>& outcomes, const QString& error);
     void onProjectItem(const QString& kind, qlonglong id);
     void onStep(int event);
@@ -123,6 +131,7 @@ private:
     QMenu* m_recentMenu = nullptr;
     QMenu* m_viewMenu = nullptr;
     ImportController* m_import = nullptr;
+    ReportExport* m_reportExport = nullptr;
     QProgressBar* m_importProgress = nullptr;
     QToolButton* m_cancelImport = nullptr;
     int m_outlineGeneration = 0;

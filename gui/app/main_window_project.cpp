@@ -2,12 +2,14 @@
 // projects, and importing (menu, command line, drag and drop) off the UI thread.
 #include "gui/app/about_dialog.h"
 #include "gui/app/cache_panel.h"
+#include "gui/app/compare_panel.h"
 #include "gui/app/graph_panel.h"
 #include "gui/app/log_panel.h"
 #include "gui/app/main_window.h"
 #include "gui/app/panel_loader.h"
 #include "gui/app/passes_panel.h"
 #include "gui/app/project_model.h"
+#include "gui/app/report_export.h"
 #include "gui/app/runtime_panel.h"
 #include "gui/graph/graph_view_widget.h"
 #include "storage/project_db.h"
@@ -16,6 +18,7 @@
 #include <QAction>
 #include <QApplication>
 #include <QCloseEvent>
+#include <QComboBox>
 #include <QDir>
 #include <QDockWidget>
 #include <QDragEnterEvent>
@@ -95,6 +98,14 @@ void MainWindow::buildProjectDock()
     setAcceptDrops(true);
 
     m_import = new ImportController(this);
+    m_reportExport = new ReportExport(this);
+    connect(m_reportExport, &ReportExport::finished, this, [this](const QString& path, const QString& error) {
+        if (error.isEmpty())
+            statusBar()->showMessage(QString("Report written to %1").arg(QDir::toNativeSeparators(path)));
+        else
+            showBanner(QString("Export Report failed: %1").arg(error));
+        emit reportExported(path, error);
+    });
     m_importProgress = new QProgressBar;
     m_importProgress->setMaximumWidth(220);
     m_importProgress->setTextVisible(true);
@@ -139,6 +150,13 @@ void MainWindow::buildMenus()
         if (!dir.isEmpty())
             importFiles({ dir });
     });
+    file->addSeparator();
+    QAction* exportReport = file->addAction("&Export Report...", this, [this] { exportReportDialog(false); });
+    exportReport->setShortcut(QKeySequence("Ctrl+E"));
+    exportReport->setToolTip("Write a report of the project's runs (HTML, PDF, Markdown or JSON)");
+    file->addAction("Export &Comparison Report...", this, [this] { exportReportDialog(true); })
+        ->setToolTip("Write a report of the two runs the Compare view compares, side by side");
+    file->addSeparator();
     m_recentMenu = file->addMenu("&Recent Projects");
     file->addSeparator();
     QAction* quit = file->addAction("&Quit", this, &QWidget::close);
@@ -319,6 +337,50 @@ void MainWindow::closeEvent(QCloseEvent* event)
     settings.setValue("window/geometry", saveGeometry());
     settings.setValue("window/state", saveState());
     QMainWindow::closeEvent(event);
+}
+
+} // namespace gui
+
+namespace gui {
+
+void MainWindow::exportReportDialog(bool comparison)
+{
+    if (m_projectPath.isEmpty())
+        return;
+    QString filter;
+    const QString base = QFileInfo(m_projectPath).completeBaseName() + (comparison ? "-comparison" : "-report");
+    QString path = QFileDialog::getSaveFileName(this, comparison ? "Export comparison report" : "Export report",
+        QFileInfo(m_projectPath).dir().filePath(base + ".html"), ReportExport::fileFilters(), &filter);
+    if (path.isEmpty())
+        return;
+    if (!report::reportFormatOf(path.toStdString()))
+        path += ReportExport::extensionOfFilter(filter);
+    exportReport(path, comparison);
+}
+
+bool MainWindow::exportReport(const QString& path, bool comparison)
+{
+    if (m_projectPath.isEmpty() || m_reportExport->running())
+        return false;
+    report::ReportRequest request;
+    request.inputs = { m_projectPath.toStdString() };
+    request.generator = ("aclgraph-inspector " + QApplication::applicationVersion()).trimmed().toStdString();
+    if (comparison) {
+        const qlonglong a = m_comparePanel->runA()->currentData().toLongLong();
+        const qlonglong b = m_comparePanel->runB()->currentData().toLongLong();
+        if (m_comparePanel->runA()->currentIndex() < 0 || m_comparePanel->runB()->currentIndex() < 0 || a == b) {
+            showBanner("Export Comparison Report: pick two different runs in the Compare view first.");
+            return false;
+        }
+        request.projectRuns = { a, b };
+        request.compare = true;
+    }
+    if (!m_reportExport->start(request, path)) {
+        showBanner(QString("Export Report: %1: write .html, .pdf, .md or .json").arg(path));
+        return false;
+    }
+    statusBar()->showMessage(QString("Writing the report to %1 ...").arg(QFileInfo(path).fileName()));
+    return true;
 }
 
 } // namespace gui

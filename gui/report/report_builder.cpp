@@ -10,6 +10,7 @@
 #include "storage/project_db.h"
 #include "storage/run_store.h"
 
+#include <algorithm>
 #include <deque>
 #include <filesystem>
 #include <fstream>
@@ -34,7 +35,7 @@ struct LoadedRun {
 };
 
 /// Every run of the project at `path`, oldest first.
-Result<void> loadProject(const std::string& path, std::deque<LoadedRun>& runs)
+Result<void> loadProject(const std::string& path, const std::vector<int64_t>& only, std::deque<LoadedRun>& runs)
 {
     storage::Database::OpenOptions readOnly;
     readOnly.readOnly = true;
@@ -45,7 +46,16 @@ Result<void> loadProject(const std::string& path, std::deque<LoadedRun>& runs)
     auto list = storage::listRuns(*db);
     if (!list)
         return list.error();
-    for (const storage::RunRow& row : *list) {
+    std::vector<storage::RunRow> rows;
+    for (int64_t id : only) {
+        auto row = std::find_if(list->begin(), list->end(), [id](const storage::RunRow& r) { return r.id == id; });
+        if (row == list->end())
+            return makeError(ErrorCode::NotFound, "no run " + std::to_string(id), path);
+        rows.push_back(*row);
+    }
+    if (only.empty())
+        rows = std::move(*list);
+    for (const storage::RunRow& row : rows) {
         auto run = storage::readRun(*db, row.id);
         if (!run)
             return run.error();
@@ -114,7 +124,7 @@ Result<std::string> buildReportJson(const ReportRequest& request)
     const int total = int(request.inputs.size());
     for (int i = 0; i < total; ++i) {
         const std::string& input = request.inputs[size_t(i)];
-        Result<void> loaded = endsWith(input, ".aclgi") ? loadProject(input, runs)
+        Result<void> loaded = endsWith(input, ".aclgi") ? loadProject(input, request.projectRuns, runs)
                                                         : loadSimulated(input, request.compareSettings, runs);
         if (!loaded)
             return loaded.error();

@@ -5,6 +5,7 @@
 #include "engine/core/py_value.h"
 #include "engine/core/result.h"
 
+#include <cstdint>
 #include <functional>
 #include <optional>
 #include <string>
@@ -21,6 +22,8 @@ std::optional<ReportFormat> reportFormatOf(const std::string& path);
 struct ReportRequest {
     /// Scenarios and FX graphs (simulated with their own config), projects (.aclgi: their runs).
     std::vector<std::string> inputs;
+    /// Of a project's runs, only these (run ids, reported in this order); empty: every run.
+    std::vector<int64_t> projectRuns;
     std::string title; ///< empty: made from the inputs
     std::string generator; ///< "aclgraph-inspector 0.1.0"
     /// Exactly two runs: the report ends with their comparison (an InvalidArgument error otherwise).

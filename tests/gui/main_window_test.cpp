@@ -19,6 +19,9 @@
 #include <QCheckBox>
 #include <QDockWidget>
 #include <QDropEvent>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
 #include <QLabel>
 #include <QMimeData>
 #include <QSettings>
@@ -216,6 +219,40 @@ private slots:
                 hazards = row.differs;
             }
         QVERIFY(hazards);
+
+        // File > Export Report writes what is open: the project's runs, or the two runs compared.
+        QSignalSpy exported(&window, &gui::MainWindow::reportExported);
+        QAction* exportAction = nullptr;
+        for (QAction* a : window.findChildren<QAction*>())
+            if (a->text() == "&Export Report...")
+                exportAction = a;
+        QVERIFY(exportAction && exportAction->shortcut() == QKeySequence("Ctrl+E"));
+        const QString all = dir.filePath("project.json");
+        QVERIFY(window.exportReport(all));
+        QVERIFY(!window.exportReport(dir.filePath("second.json"))); // one export at a time
+        QVERIFY(exported.wait(30000));
+        QCOMPARE(exported.front().at(1).toString(), QString());
+        QFile allFile(all);
+        QVERIFY(allFile.open(QIODevice::ReadOnly));
+        const QJsonObject allDoc = QJsonDocument::fromJson(allFile.readAll()).object();
+        QCOMPARE(allDoc.value("format").toString(), QString("aclgraph-inspector-report"));
+        QCOMPARE(allDoc.value("runs").toArray().size(), 2);
+        QVERIFY(!allDoc.contains("comparison"));
+
+        const QString pair = dir.filePath("comparison.html");
+        QVERIFY(window.exportReport(pair, true));
+        QVERIFY(exported.wait(30000));
+        QCOMPARE(exported.back().at(0).toString(), pair);
+        QCOMPARE(exported.back().at(1).toString(), QString());
+        QFile pairFile(pair);
+        QVERIFY(pairFile.open(QIODevice::ReadOnly));
+        const QString html = QString::fromUtf8(pairFile.readAll());
+        QVERIFY(html.startsWith("<!DOCTYPE html>"));
+        QVERIFY(html.contains(QString("run %1").arg(base)) && html.contains(QString("run %1").arg(made)));
+        QVERIFY(html.contains("output_overwritten"));
+        QVERIFY(window.statusBar()->currentMessage().contains("comparison.html"));
+        QVERIFY(!window.exportReport(dir.filePath("report.txt"))); // no such format
+        QVERIFY(window.bannerText().contains("report.txt"));
     }
 
     // Ctrl+<digit> brings a view back even when it was closed; the dock layout is remembered from
