@@ -22,7 +22,7 @@ cd "$root"
 
 scripts/install-deps.sh
 build_dir=${ACLGI_BUILD_DIR:-build}
-ACLGI_TARGETS="aclgi_bench aclgi_gui_bench aclgi_step_bench" scripts/build.sh "$build_dir"
+ACLGI_TARGETS="aclgi_bench aclgi_gui_bench aclgi_step_bench aclgi_report_bench" scripts/build.sh "$build_dir"
 
 bench=$build_dir/bench/aclgi_bench
 if [[ ! -x "$bench" ]]; then
@@ -92,3 +92,6 @@ python3 scripts/bench_storage.py "$out" "$store_dir" || echo "bench.sh: could no
 
 # Time to first paint of the Graph tab against the dot program on the unfolded graph (up to 120 s).
 python3 scripts/bench_gui.py "$build_dir" || echo "bench.sh: could not time the Graph view against dot, or the stepper" >&2
+
+# Time to write the report of the 80-layer decoder project against reading its runs.
+python3 scripts/bench_report.py "$build_dir" || echo "bench.sh: could not time the report" >&2
