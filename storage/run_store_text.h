@@ -24,10 +24,10 @@ template <typename E> std::optional<E> parseName(const std::string& text, const 
 }
 
 constexpr int kLogLevels = 3;
-constexpr int kEventKinds = int(engine::runtime::EventKind::OutOfMemory) + 1;
+constexpr int kEventKinds = int(engine::runtime::EventKind::MemoryTrace) + 1;
 constexpr int kHazardKinds = int(engine::runtime::HazardKind::OutOfMemory) + 1;
 constexpr int kCallActions = int(engine::runtime::CallAction::Eager) + 1;
-constexpr int kOwnerKinds = int(engine::runtime::OwnerKind::EagerTensor) + 1;
+constexpr int kOwnerKinds = int(engine::runtime::OwnerKind::Recorded) + 1;
 
 /// `,"key":value` (no comma when `first`): the per-row JSON columns are written as text directly.
 inline void field(std::string& out, const char* key, std::string_view value, bool first = false)

@@ -33,11 +33,23 @@ enum class EventKind {
     Fallback, ///< capture limit reached: graphs reset, eager from now on
     Hazard, ///< something that will bite the user (see Hazard)
     OutOfMemory, ///< the device cannot hold what the call needs; the run stops
+    MemoryTrace, ///< one entry of a recorded memory snapshot's trace (engine/snapshot/snapshot_run.h)
 };
 const char* eventKindName(EventKind k); ///< "compile", "key_lookup", ...
 
 /// What a block of device memory is, for colouring and for the per-block owner listing.
-enum class OwnerKind { Parameter, MutatedInput, UserInput, Staging, Intermediate, Workspace, Output, EagerTensor };
+/// Recorded: a block of a real device's memory snapshot, owned by the trace entry that allocated it.
+enum class OwnerKind {
+    Parameter,
+    MutatedInput,
+    UserInput,
+    Staging,
+    Intermediate,
+    Workspace,
+    Output,
+    EagerTensor,
+    Recorded
+};
 const char* ownerKindName(OwnerKind k);
 
 /// Who owns an allocator block (engine::memory::OwnerId indexes Simulation::owners).

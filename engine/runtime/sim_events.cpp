@@ -22,14 +22,14 @@ const char* logLevelName(LogLevel l)
 const char* eventKindName(EventKind k)
 {
     static const char* names[] = { "compile", "key_lookup", "rollback", "capture", "input_update", "replay", "outputs",
-        "eager", "fallback", "hazard", "out_of_memory" };
+        "eager", "fallback", "hazard", "out_of_memory", "memory_trace" };
     return names[int(k)];
 }
 
 const char* ownerKindName(OwnerKind k)
 {
-    static const char* names[]
-        = { "parameter", "mutated_input", "user_input", "staging", "intermediate", "workspace", "output", "eager" };
+    static const char* names[] = { "parameter", "mutated_input", "user_input", "staging", "intermediate", "workspace",
+        "output", "eager", "recorded" };
     return names[int(k)];
 }
 

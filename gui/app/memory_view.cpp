@@ -23,7 +23,7 @@ const std::vector<engine::runtime::OwnerKind>& legendKinds()
 {
     using K = engine::runtime::OwnerKind;
     static const std::vector<K> kinds = { K::Parameter, K::MutatedInput, K::UserInput, K::Staging, K::Intermediate,
-        K::Workspace, K::Output, K::EagerTensor };
+        K::Workspace, K::Output, K::EagerTensor, K::Recorded };
     return kinds;
 }
 
@@ -47,6 +47,8 @@ const char* legendName(engine::runtime::OwnerKind k)
         return "output";
     case K::EagerTensor:
         return "eager";
+    case K::Recorded:
+        return "recorded (snapshot)";
     }
     return "";
 }
@@ -128,6 +130,8 @@ QColor ownerKindColor(engine::runtime::OwnerKind kind)
         return QColor(0xe1, 0x57, 0x59);
     case K::EagerTensor:
         return QColor(0x9d, 0x75, 0x5d);
+    case K::Recorded:
+        return QColor(0x76, 0x8f, 0xa6);
     }
     return Qt::gray;
 }
