@@ -7,7 +7,7 @@ set -euo pipefail
 
 PACKAGES=(
     build-essential cmake ninja-build pkg-config   # toolchain (gcc/g++, incl. ASan/UBSan runtimes)
-    qtbase5-dev libqt5svg5-dev                     # Qt5 Widgets/Test + SVG for the GUI
+    qtbase5-dev libqt5svg5-dev                     # Qt5 Widgets/Test + SVG (GUI, PDF report's charts)
     libgraphviz-dev                                # graph layout for the GUI (the library, in process)
     graphviz                                       # the dot program: only the benchmark baseline runs it
     libsqlite3-dev sqlite3                         # storage layer
@@ -17,6 +17,7 @@ PACKAGES=(
     python3                                        # helper scripts
     xvfb xauth                                     # xvfb-run, for GUI tests and screenshots
     chromium                                       # headless: the HTML report rendered in a real browser (a test)
+    poppler-utils                                  # pdftotext, pdfinfo, pdftoppm: the PDF report read back (a test)
     clang libclang-rt-14-dev                       # clang + libFuzzer runtime (fuzz targets)
 )
 

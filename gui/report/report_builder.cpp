@@ -7,6 +7,7 @@
 #include "engine/report/run_compare.h"
 #include "engine/report/run_config.h"
 #include "engine/scenario/load.h"
+#include "gui/report/report_pdf.h"
 #include "storage/project_db.h"
 #include "storage/run_store.h"
 
@@ -162,9 +163,9 @@ Result<std::string> renderReport(const std::string& reportJson, ReportFormat for
     case ReportFormat::Html:
         return engine::report::reportHtml(reportJson);
     case ReportFormat::Pdf:
-        break;
+        return reportPdf(reportJson);
     }
-    return makeError(ErrorCode::InvalidArgument, "PDF reports are not written yet");
+    return makeError(ErrorCode::InvalidArgument, "unknown report format");
 }
 
 Result<void> writeReport(const std::string& reportJson, const std::string& path)
