@@ -123,25 +123,6 @@ Json cacheNotesValue(const std::vector<ReportCaches>& caches)
 
 // ---- texts both views share -----------------------------------------------------------------
 
-std::string skippedText(const Json& pass)
-{
-    const Json& skipped = pass.at("skipped");
-    std::vector<std::pair<std::string, int>> reasons; // first seen first
-    for (const auto& s : skipped) {
-        const std::string r = str(s.at("reason"));
-        auto it = std::find_if(reasons.begin(), reasons.end(), [&](const auto& p) { return p.first == r; });
-        if (it == reasons.end())
-            reasons.emplace_back(r, 1);
-        else
-            ++it->second;
-    }
-    std::string out = std::to_string(skipped.size());
-    for (size_t i = 0; i < reasons.size(); ++i)
-        out += (i ? "; " : " (") + reasons[i].first
-            + (reasons[i].second > 1 ? " x" + std::to_string(reasons[i].second) : "");
-    return reasons.empty() ? out : out + ")";
-}
-
 std::string bytesChange(const Json& before, const Json& after)
 {
     if (before.get<uint64_t>() == 0 && after.get<uint64_t>() == 0)
@@ -187,7 +168,7 @@ void fxGraphsMarkdown(std::ostringstream& md, const Json& run)
                 { "`" + str(p.at("name")) + "`", str(p.at("option")).empty() ? "(always)" : str(p.at("option")),
                     on ? "yes" : "no", on ? str(p.at("nodes_before")) + " -> " + str(p.at("nodes_after")) : "",
                     std::to_string(p.at("rewritten").size()), std::to_string(p.at("removed").size()),
-                    std::to_string(p.at("added").size()), on ? skippedText(p) : "",
+                    std::to_string(p.at("added").size()), on ? std::to_string(p.at("skipped").size()) : "",
                     on ? bytesChange(p.at("peak_bytes_before"), p.at("peak_bytes_after")) : "",
                     on ? bytesChange(p.at("traffic_bytes_before"), p.at("traffic_bytes_after")) : "" });
         }
@@ -196,6 +177,12 @@ void fxGraphsMarkdown(std::ostringstream& md, const Json& run)
                 "bytes written" },
             rows);
         for (const auto& p : g.at("passes")) {
+            if (!p.at("skipped").empty()) {
+                md << "Skipped by `" << str(p.at("name")) << "`:\n\n";
+                for (const auto& k : p.at("skipped"))
+                    md << "- `" << str(k.at("node")) << "`: " << str(k.at("reason")) << "\n";
+                md << "\n";
+            }
             if (p.at("log").empty())
                 continue;
             md << "TorchAir's DEBUG lines for `" << str(p.at("name")) << "`:\n\n```\n";

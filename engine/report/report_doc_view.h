@@ -65,7 +65,6 @@ void fxGraphsMarkdown(std::ostringstream& md, const Json& run);
 void cachesMarkdown(std::ostringstream& md, const Json& doc);
 
 /// Texts both views write the same way.
-std::string skippedText(const Json& pass); ///< "3 (reason x2; other reason)", "0"
 std::string bytesChange(const Json& before, const Json& after); ///< "1.00 MiB -> 0.50 MiB", "not measured"
 std::string drawingText(const Json& drawing); ///< "120 nodes drawn as 14 items (repeated layers folded)"
 std::string checkText(const Json& check); ///< "exception: message (detail)"

@@ -11,6 +11,8 @@ using docview::str;
 
 const char* const kSectionStyle = R"(
 tr.failed td { background: #fde0dc; font-weight: bold; }
+td.num { white-space: nowrap; }
+span.muted { font-size: 85%; }
 tr.passdisabled td { color: #757575; }
 td.better { color: #2e7d32; }
 td.worse { color: #c62828; }
@@ -59,24 +61,24 @@ std::string changeCell(const Json& before, const Json& after, const char*& cls)
 void passTable(std::ostringstream& h, const Json& passes)
 {
     head(h,
-        { "pass", "option", "nodes", "rewritten", "removed", "added", "skipped", "peak allocated", "bytes written" });
+        { "pass (its option)", "nodes", "rewritten", "removed", "added", "skipped", "peak allocated",
+            "bytes written" });
     for (const auto& p : passes) {
         const bool on = p.at("enabled").get<bool>();
-        const std::string option
-            = str(p.at("option")).empty() ? "(always on)" : "<code>" + esc(p.at("option")) + "</code>";
+        const std::string name = "<code>" + esc(p.at("name")) + "</code><br><span class=\"muted\">"
+            + (str(p.at("option")).empty() ? "always on" : esc(p.at("option"))) + "</span>";
         if (!on) {
-            row(h, { "<code>" + esc(p.at("name")) + "</code>", option, "disabled", "", "", "", "", "", "" }, {},
-                "passdisabled");
+            row(h, { name, "disabled", "", "", "", "", "", "" }, {}, "passdisabled");
             continue;
         }
         const char *peakCls = nullptr, *trafficCls = nullptr;
         const std::string peak = changeCell(p.at("peak_bytes_before"), p.at("peak_bytes_after"), peakCls);
         const std::string traffic = changeCell(p.at("traffic_bytes_before"), p.at("traffic_bytes_after"), trafficCls);
-        h << "<tr><td><code>" << esc(p.at("name")) << "</code></td><td>" << option << "</td><td class=\"num\">"
-          << str(p.at("nodes_before")) << " &rarr; " << str(p.at("nodes_after")) << "</td>";
+        h << "<tr><td>" << name << "</td><td class=\"num\">" << str(p.at("nodes_before")) << " &rarr; "
+          << str(p.at("nodes_after")) << "</td>";
         for (const char* k : { "rewritten", "removed", "added" })
             h << "<td class=\"num\">" << p.at(k).size() << "</td>";
-        h << "<td>" << htmlEscape(docview::skippedText(p)) << "</td>";
+        h << "<td class=\"num\">" << p.at("skipped").size() << "</td>";
         h << "<td class=\"num" << (peakCls ? std::string(" ") + peakCls : "") << "\">" << peak << "</td>";
         h << "<td class=\"num" << (trafficCls ? std::string(" ") + trafficCls : "") << "\">" << traffic
           << "</td></tr>\n";
@@ -91,12 +93,13 @@ void passDetails(std::ostringstream& h, const Json& passes)
         if (!p.at("enabled").get<bool>())
             continue;
         const Json& rewritten = p.at("rewritten");
+        const Json& skipped = p.at("skipped");
         const size_t lines = p.at("log").size();
-        if (rewritten.empty() && p.at("removed").empty() && p.at("added").empty() && lines == 0)
+        if (rewritten.empty() && p.at("removed").empty() && p.at("added").empty() && skipped.empty() && lines == 0)
             continue;
         h << "<details><summary><code>" << esc(p.at("name")) << "</code>: " << rewritten.size() << " rewritten, "
-          << p.at("removed").size() << " removed, " << p.at("added").size() << " added; " << lines << " DEBUG line"
-          << (lines == 1 ? "" : "s") << "</summary>\n";
+          << p.at("removed").size() << " removed, " << p.at("added").size() << " added, " << skipped.size()
+          << " skipped; " << lines << " DEBUG line" << (lines == 1 ? "" : "s") << "</summary>\n";
         if (!rewritten.empty()) {
             h << "<ul>\n";
             for (const auto& w : rewritten)
@@ -111,6 +114,12 @@ void passDetails(std::ostringstream& h, const Json& passes)
                     names += (names.empty() ? "" : ", ") + std::string("<code>") + esc(n) + "</code>";
                 h << "<p>" << k << ": " << names << "</p>\n";
             }
+        if (!skipped.empty()) {
+            h << "<p>skipped:</p>\n<ul>\n";
+            for (const auto& k : skipped)
+                h << "<li><code>" << esc(k.at("node")) << "</code>: " << esc(k.at("reason")) << "</li>\n";
+            h << "</ul>\n";
+        }
         if (lines) {
             h << "<pre>";
             for (const auto& l : p.at("log"))

@@ -29,6 +29,28 @@ std::vector<std::pair<std::string, std::string>> configPairs(const LoadedRun& r)
                                 : engine::report::runConfigPairs(r.sim.options.backend, r.configJson);
 }
 
+/// The run's label for one run; "Compile cache PATH" for one cache input; else counts.
+std::string defaultTitle(const LoadedInputs& loaded, bool compareConfigs)
+{
+    const auto& runs = loaded.runs;
+    if (compareConfigs)
+        return runs.front().label + ": two configs";
+    if (runs.size() == 1 && loaded.caches.empty())
+        return runs.front().label;
+    if (runs.empty() && loaded.caches.size() == 1)
+        return (loaded.caches.front().fromProject ? "Compile caches of " : "Compile cache ")
+            + loaded.caches.front().source;
+    size_t entries = 0;
+    for (const LoadedCaches& c : loaded.caches)
+        entries += c.scan.entries.size();
+    std::vector<std::string> parts;
+    if (!runs.empty() || loaded.caches.empty())
+        parts.push_back(std::to_string(runs.size()) + (runs.size() == 1 ? " run" : " runs"));
+    if (!loaded.caches.empty())
+        parts.push_back(std::to_string(entries) + (entries == 1 ? " cache entry" : " cache entries"));
+    return "aclgraph-inspector report: " + parts.front() + (parts.size() > 1 ? ", " + parts.back() : "");
+}
+
 } // namespace
 
 std::optional<ReportFormat> reportFormatOf(const std::string& path)
@@ -68,18 +90,8 @@ Result<std::string> buildReportJson(const ReportRequest& request)
     if (compare && runs.size() != 2)
         return makeError(ErrorCode::InvalidArgument,
             "a comparison needs exactly two runs (got " + std::to_string(runs.size()) + ")");
-    size_t cacheEntries = 0;
-    for (const LoadedCaches& c : loaded.caches)
-        cacheEntries += c.scan.entries.size();
     engine::report::ReportInput report;
-    report.title = !request.title.empty()           ? request.title
-        : runs.size() == 1 && loaded.caches.empty() ? runs.front().label
-        : compareConfigs                            ? runs.front().label + ": two configs"
-        : runs.empty() && loaded.caches.size() == 1 ? "Compile cache " + loaded.caches.front().source
-        : loaded.caches.empty()
-        ? "aclgraph-inspector report: " + std::to_string(runs.size()) + " runs"
-        : "aclgraph-inspector report: " + std::to_string(runs.size()) + " run" + (runs.size() == 1 ? "" : "s") + ", "
-            + std::to_string(cacheEntries) + " cache entr" + (cacheEntries == 1 ? "y" : "ies");
+    report.title = !request.title.empty() ? request.title : defaultTitle(loaded, compareConfigs);
     report.generator = request.generator.empty() ? "aclgraph-inspector" : request.generator;
     for (const LoadedRun& r : runs)
         report.runs.push_back({ &r.sim, r.label, r.configJson, r.passes, r.drawings, r.notes });

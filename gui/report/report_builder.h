@@ -19,7 +19,9 @@ enum class ReportFormat { Json, Markdown, Html, Pdf };
 std::optional<ReportFormat> reportFormatOf(const std::string& path);
 
 struct ReportRequest {
-    /// Scenarios and FX graphs (simulated with their own config), projects (.aclgi: their runs).
+    /// Scenarios and FX graphs (simulated with their own config, passes run, graphs drawn), projects
+    /// (.aclgi: their runs with stored pass reports and graphs, and cache entries), compile-cache
+    /// folders and compiled_module files (scanned). See report_inputs.h.
     std::vector<std::string> inputs;
     std::string title; ///< empty: made from the inputs
     std::string generator; ///< "aclgraph-inspector 0.1.0"

@@ -101,7 +101,7 @@ TEST(ReportSections, PassesAreThePassesCommandsJson)
     const std::string& t = html.value();
     EXPECT_THAT(t, HasSubstr("<div class=\"drawing\">\n" + std::string(kSvg)));
     for (const auto& p : s.passes.passes)
-        EXPECT_THAT(t, HasSubstr("<td><code>" + p.name + "</code></td>"));
+        EXPECT_THAT(t, HasSubstr("<td><code>" + p.name + "</code><br>"));
     int withLog = 0;
     for (const auto& p : s.passes.passes)
         withLog += p.enabled && !p.log.empty();
