@@ -1,7 +1,8 @@
 // Writing the report of the 80-layer decoder project (issue 7): the project is made once (the
 // generated 80-layer decoder scenario imported with its passes and simulated: 1 prompt call and 99
 // decode calls over four batch sizes), then each benchmark writes a report of it, as File > Export
-// Report and `aclgraph-inspector report PROJECT -o FILE` do.
+// Report and `aclgraph-inspector report PROJECT -o FILE` do: the runs, each FX graph's stored pass
+// reports and its folded drawing (Graphviz in process), the memory chart.
 //
 // The baseline, in the same run, is reading the project's runs (storage::listRuns + readRun), the
 // least any report of them does; the ratios are printed by scripts/bench_report.py.
@@ -116,9 +117,15 @@ void BM_Report_Decoder80_Html(benchmark::State& state)
 {
     writeReportAs(state, ".html");
 }
+/// With no Qt application running, as the CLI: reportPdf starts an offscreen one per call.
+void BM_Report_Decoder80_Pdf(benchmark::State& state)
+{
+    writeReportAs(state, ".pdf");
+}
 
 } // namespace
 
 BENCHMARK(BM_Report_Decoder80_ReadRuns_Baseline)->Unit(benchmark::kMillisecond)->MinTime(1.0);
 BENCHMARK(BM_Report_Decoder80_Json)->Unit(benchmark::kMillisecond)->MinTime(1.0);
 BENCHMARK(BM_Report_Decoder80_Html)->Unit(benchmark::kMillisecond)->MinTime(1.0);
+BENCHMARK(BM_Report_Decoder80_Pdf)->Unit(benchmark::kMillisecond)->MinTime(1.0);

@@ -14,6 +14,7 @@ namespace engine::report {
 
 using docview::mib;
 using docview::str;
+using docview::table;
 using nlohmann::ordered_json;
 
 namespace {
@@ -41,44 +42,11 @@ ordered_json runValue(const ReportRun& run)
             { "npugraph_ex", spec.npugraphExName }, { "value", o.value }, { "default", o.defaultValue },
             { "non_default", !o.isDefault() }, { "set", o.set } });
     }
-    return { { "label", run.label }, { "options", options }, { "simulation", s } };
+    return { { "label", run.label }, { "options", options }, { "simulation", s },
+        { "fx_graphs", docview::fxGraphsValue(run) } };
 }
 
 // ---- Markdown -------------------------------------------------------------------------------
-
-/// A table cell: one line, pipes escaped.
-std::string cell(const std::string& text)
-{
-    std::string out;
-    for (char c : text) {
-        if (c == '|')
-            out += "\\|";
-        else if (c == '\n')
-            out += "<br>";
-        else
-            out += c;
-    }
-    return out;
-}
-
-void table(
-    std::ostringstream& md, const std::vector<std::string>& head, const std::vector<std::vector<std::string>>& rows)
-{
-    md << "|";
-    for (const auto& h : head)
-        md << " " << cell(h) << " |";
-    md << "\n|";
-    for (size_t i = 0; i < head.size(); ++i)
-        md << "---|";
-    md << "\n";
-    for (const auto& r : rows) {
-        md << "|";
-        for (const auto& c : r)
-            md << " " << cell(c) << " |";
-        md << "\n";
-    }
-    md << "\n";
-}
 
 void runMarkdown(std::ostringstream& md, const ordered_json& run)
 {
@@ -168,6 +136,7 @@ void runMarkdown(std::ostringstream& md, const ordered_json& run)
             md << "- " << str(w) << "\n";
         md << "\n";
     }
+    docview::fxGraphsMarkdown(md, run);
 }
 
 } // namespace
@@ -184,6 +153,8 @@ std::string reportJson(const ReportInput& input)
         if (r.sim)
             runs.push_back(runValue(r));
     j["runs"] = runs;
+    j["caches"] = docview::cachesValue(input.caches);
+    j["cache_notes"] = docview::cacheNotesValue(input.caches);
     if (input.comparison)
         j["comparison"] = ordered_json::parse(comparisonJson(*input.comparison, -1));
     return jsonText(j, 2) + "\n";
@@ -201,6 +172,7 @@ Result<std::string> reportMarkdown(const std::string& reportJsonText)
             md << "Written by " << str(j.at("generator")) << ".\n\n";
         for (const auto& run : j.at("runs"))
             runMarkdown(md, run);
+        docview::cachesMarkdown(md, j);
         if (j.contains("comparison")) {
             const ordered_json& c = j.at("comparison");
             md << "## Comparison\n\n- A: " << str(c.at("a")) << "\n- B: " << str(c.at("b")) << "\n\n"

@@ -1,11 +1,15 @@
 #pragma once
 // What the views of the report document (report_doc.cpp's Markdown, report_html.cpp) share: reading
-// its values as text, and a run's totals. Internal to engine/report.
+// its values as text, a run's totals, Markdown tables, and the sections beyond the simulation
+// (report_doc_sections.cpp: pass reports, drawings, cache entries). Internal to engine/report.
+#include "engine/report/report_doc.h"
 #include "engine/report/simulation_report.h"
 
 #include <cstdint>
 #include <nlohmann/json.hpp>
+#include <sstream>
 #include <string>
+#include <vector>
 
 namespace engine::report::docview {
 
@@ -43,5 +47,26 @@ inline Totals totals(const Json& simulation)
     }
     return t;
 }
+
+/// A Markdown table cell: one line, pipes escaped.
+std::string cell(const std::string& text);
+/// A Markdown table with a header row, then an empty line.
+void table(
+    std::ostringstream& md, const std::vector<std::string>& head, const std::vector<std::vector<std::string>>& rows);
+
+/// runs[].fx_graphs: per FX graph of the run (the simulation's order), its pass reports and drawing.
+Json fxGraphsValue(const ReportRun& run);
+/// The top-level caches[] (every entry of every source, with its key explanation) and cache_notes[].
+Json cachesValue(const std::vector<ReportCaches>& caches);
+Json cacheNotesValue(const std::vector<ReportCaches>& caches);
+
+/// Markdown of a run's fx_graphs (pass tables, DEBUG lines, the drawing's size) and of the caches.
+void fxGraphsMarkdown(std::ostringstream& md, const Json& run);
+void cachesMarkdown(std::ostringstream& md, const Json& doc);
+
+/// Texts both views write the same way.
+std::string bytesChange(const Json& before, const Json& after); ///< "1.00 MiB -> 0.50 MiB", "not measured"
+std::string drawingText(const Json& drawing); ///< "120 nodes drawn as 14 items (repeated layers folded)"
+std::string checkText(const Json& check); ///< "exception: message (detail)"
 
 } // namespace engine::report::docview

@@ -1,7 +1,7 @@
 // The report document as HTML with an SVG memory chart per run (report_html.h).
 #include "engine/report/report_html.h"
 
-#include "engine/report/report_doc_view.h"
+#include "engine/report/report_html_parts.h"
 #include "engine/report/simulation_report.h"
 
 #include <algorithm>
@@ -38,38 +38,21 @@ std::string htmlEscape(const std::string& text)
             out += "&#39;";
             break;
         default:
-            out += c;
+            // C0 controls other than tab and newlines are not allowed in HTML or XML text.
+            out += static_cast<unsigned char>(c) < 0x20 && c != '\t' && c != '\n' && c != '\r' ? ' ' : c;
         }
     }
     return out;
 }
 
-namespace {
-
-constexpr const char* kStyle = R"(
-body { font-family: sans-serif; margin: 2em auto; max-width: 1100px; color: #212121; line-height: 1.4; }
-h1 { border-bottom: 2px solid #3949ab; padding-bottom: .2em; }
-h2 { margin-top: 2em; border-bottom: 1px solid #c5cae9; }
-table { border-collapse: collapse; margin: .6em 0 1.2em; font-size: 90%; }
-th, td { border: 1px solid #d0d0d0; padding: .25em .6em; text-align: left; vertical-align: top; }
-th { background: #eceff1; }
-td.num { text-align: right; font-variant-numeric: tabular-nums; }
-tr.nondefault td, tr.differs td { background: #fff3c4; font-weight: bold; }
-code { font-family: monospace; font-size: 95%; }
-ul.hazards li { margin-bottom: .4em; }
-.kind { color: #c62828; font-weight: bold; }
-.muted { color: #616161; }
-svg text { font-family: sans-serif; font-size: 11px; fill: #424242; }
-)";
+namespace htmlview {
 
 std::string esc(const ordered_json& v)
 {
     return htmlEscape(str(v));
 }
 
-/// A row of cells; `num` marks right-aligned columns.
-void row(std::ostringstream& h, const std::vector<std::string>& cells, const std::vector<bool>& num = {},
-    const char* cls = nullptr)
+void row(std::ostringstream& h, const std::vector<std::string>& cells, const std::vector<bool>& num, const char* cls)
 {
     h << "<tr" << (cls ? std::string(" class=\"") + cls + "\"" : std::string()) << ">";
     for (size_t i = 0; i < cells.size(); ++i)
@@ -84,6 +67,29 @@ void head(std::ostringstream& h, const std::vector<std::string>& cells)
         h << "<th>" << c << "</th>";
     h << "</tr>\n";
 }
+
+} // namespace htmlview
+
+namespace {
+
+using htmlview::esc;
+using htmlview::head;
+using htmlview::row;
+
+constexpr const char* kStyle = R"(
+body { font-family: sans-serif; margin: 2em auto; max-width: 1100px; color: #212121; line-height: 1.4; }
+h1 { border-bottom: 2px solid #3949ab; padding-bottom: .2em; }
+h2 { margin-top: 2em; border-bottom: 1px solid #c5cae9; }
+table { border-collapse: collapse; margin: .6em 0 1.2em; font-size: 90%; }
+th, td { border: 1px solid #d0d0d0; padding: .25em .6em; text-align: left; vertical-align: top; }
+th { background: #eceff1; }
+td.num { text-align: right; font-variant-numeric: tabular-nums; }
+tr.nondefault td, tr.differs td { background: #fff3c4; font-weight: bold; }
+code { font-family: monospace; font-size: 95%; }
+ul.hazards li { margin-bottom: .4em; }
+.kind { color: #c62828; font-weight: bold; }
+.muted { color: #616161; }
+)";
 
 const char* kPoolColours[] = { "#43a047", "#8e24aa", "#00897b", "#6d4c41", "#5e35b1", "#c0ca33" };
 
@@ -134,7 +140,9 @@ void memoryChart(std::ostringstream& h, const ordered_json& s)
     auto y = [&](double v) { return H - down - (H - up - down) * v / top; };
     char buf[160];
     h << "<svg width=\"" << W << "\" height=\"" << H + 24 * ((series.size() + 3) / 4) << "\" viewBox=\"0 0 " << W << " "
-      << H + 24 * ((series.size() + 3) / 4) << "\" role=\"img\" aria-label=\"device memory over the calls\">\n";
+      << H + 24 * ((series.size() + 3) / 4)
+      << "\" font-family=\"sans-serif\" font-size=\"11\" fill=\"#424242\" role=\"img\" aria-label=\"device memory over "
+         "the calls\">\n";
     for (int t = 0; t <= 4; ++t) { // grid and axis labels
         const double v = top * t / 4;
         std::snprintf(buf, sizeof buf,
@@ -280,6 +288,7 @@ void runHtml(std::ostringstream& h, const ordered_json& run)
             h << "<li>" << esc(w) << "</li>\n";
         h << "</ul>\n";
     }
+    htmlview::fxGraphsHtml(h, run);
     h << "</section>\n";
 }
 
@@ -293,11 +302,13 @@ Result<std::string> reportHtml(const std::string& reportJsonText)
     std::ostringstream h;
     try {
         h << "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>" << esc(j.at("title"))
-          << "</title>\n<style>" << kStyle << "</style>\n</head>\n<body>\n<h1>" << esc(j.at("title")) << "</h1>\n";
+          << "</title>\n<style>" << kStyle << htmlview::kSectionStyle << "</style>\n</head>\n<body>\n<h1>"
+          << esc(j.at("title")) << "</h1>\n";
         if (!str(j.at("generator")).empty())
             h << "<p class=\"muted\">Written by " << esc(j.at("generator")) << ".</p>\n";
         for (const auto& run : j.at("runs"))
             runHtml(h, run);
+        htmlview::cachesHtml(h, j);
         if (j.contains("comparison")) {
             const ordered_json& c = j.at("comparison");
             h << "<section>\n<h2>Comparison</h2>\n<ul><li>A: " << esc(c.at("a")) << "</li><li>B: " << esc(c.at("b"))

@@ -14,7 +14,8 @@ namespace engine::report {
 /// Error when `reportJsonText` is not a report document.
 Result<std::string> reportHtml(const std::string& reportJsonText);
 
-/// Text made safe inside HTML elements and attribute values (& < > " ').
+/// Text made safe inside HTML (and XML: the drawings' SVG) elements and attribute values (& < > " '),
+/// control characters other than tab and newlines replaced by spaces.
 std::string htmlEscape(const std::string& text);
 
 } // namespace engine::report

@@ -3,6 +3,7 @@
 #include "gui/app/panel_loader.h"
 #include "gui/graph/async_layout.h"
 #include "gui/graph/graph_scene.h"
+#include "gui/graph/graph_svg.h"
 #include "gui/graph/graph_view_widget.h"
 #include "storage/graph_store.h"
 #include "storage/project_db.h"
@@ -156,7 +157,10 @@ void GraphPanel::loadGraph(const QString& dbPath, qlonglong graphId)
                         out->rewrittenBy[rw.node].push_back(r.report.name);
                         out->rewritten.insert(rw.node);
                     }
-            out->grouping = engine::view::groupNodes(out->graph);
+            // Grouped and first viewed here, off the UI thread, as the reports draw it.
+            auto folded = graph::foldGraph(out->graph, out->rewritten);
+            out->grouping = std::move(folded.grouping);
+            out->folded = std::move(folded.view);
             out->title = QString("%1: %2 nodes%3")
                              .arg(QString::fromStdString(out->graph.id))
                              .arg(out->graph.nodes.size())
@@ -188,7 +192,12 @@ void GraphPanel::loadGraph(const QString& dbPath, qlonglong graphId)
                     openAround(m_pending.selectName);
             }
             m_pending = {};
-            rebuild();
+            if (m_expanded.empty()) { // the folded first view, built with the grouping
+                m_current = m_loaded->folded;
+                m_view->setView(m_current);
+            } else {
+                rebuild();
+            }
         });
 }
 

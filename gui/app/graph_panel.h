@@ -83,6 +83,7 @@ private:
         engine::view::Grouping grouping;
         std::map<std::string, std::vector<std::string>> rewrittenBy; ///< node name -> passes
         std::set<std::string> rewritten; ///< the same names, for buildView
+        engine::view::ViewGraph folded; ///< the first view, every group folded (gui::graph::foldGraph)
         QString title;
         QString error;
     };

@@ -3,6 +3,7 @@
 #include "engine/passes/pipeline.h"
 #include "engine/readers/debug_dir.h"
 #include "engine/readers/fx_code_writer.h"
+#include "engine/report/passes_report.h"
 #include "engine/scenario/load.h"
 #include "gui/cli/cli_util.h"
 #include "gui/cli/commands.h"
@@ -46,28 +47,6 @@ std::string passesText(const engine::Graph& graph, const engine::passes::Pipelin
                 out += "   [DEBUG] " + l + "\n";
     }
     return out;
-}
-
-std::string passesJson(const engine::Graph& graph, const engine::passes::PipelineResult& r)
-{
-    ordered_json passes = ordered_json::array();
-    for (const auto& p : r.passes) {
-        ordered_json rewritten = ordered_json::array();
-        for (const auto& w : p.rewritten)
-            rewritten.push_back({ { "node", w.node }, { "before", w.before }, { "after", w.after } });
-        ordered_json skipped = ordered_json::array();
-        for (const auto& s : p.skipped)
-            skipped.push_back({ { "node", s.node }, { "reason", s.reason } });
-        passes.push_back({ { "name", p.name }, { "option", p.option }, { "enabled", p.enabled },
-            { "rewritten", rewritten }, { "skipped", skipped }, { "removed", p.removed }, { "added", p.added },
-            { "nodes_before", p.nodesBefore }, { "nodes_after", p.nodesAfter },
-            { "peak_bytes_before", p.peakBytesBefore }, { "peak_bytes_after", p.peakBytesAfter },
-            { "traffic_bytes_before", p.trafficBytesBefore }, { "traffic_bytes_after", p.trafficBytesAfter },
-            { "log", p.log } });
-    }
-    ordered_json j = { { "format", "aclgraph-inspector-passes" }, { "version", 1 },
-        { "graph", { { "id", graph.id }, { "nodes", graph.nodes.size() } } }, { "passes", passes } };
-    return engine::jsonText(j) + "\n";
 }
 
 /// How our pass compares with the stage TorchAir dumped after the same pass (debug folders).
@@ -294,12 +273,12 @@ int passesCommand(const std::vector<std::string>& args, std::ostream& out, std::
             return rc;
     }
     if (!folder)
-        return writeResult(
-            json ? passesJson(*graph, *result) : passesText(*graph, *result, verbose), outPath, out, err);
+        return writeResult(json ? engine::report::passesJson(*graph, *result) : passesText(*graph, *result, verbose),
+            outPath, out, err);
     const auto& group = folder->dir.groups[folder->group];
     const auto comparisons = compareWithDumps(group, *result);
     if (json) {
-        auto j = ordered_json::parse(passesJson(*graph, *result));
+        auto j = ordered_json::parse(engine::report::passesJson(*graph, *result));
         j["torchair_dumps"] = comparisonJson(comparisons);
         return writeResult(engine::jsonText(j) + "\n", outPath, out, err);
     }

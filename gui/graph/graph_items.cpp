@@ -1,6 +1,7 @@
 // Painting the graph view's boxes and arrows.
 #include "gui/graph/graph_items.h"
 
+#include "gui/graph/graph_palette.h"
 #include "gui/graph/graph_scene.h"
 
 #include <QFont>
@@ -17,17 +18,22 @@ using engine::view::ViewItem;
 
 namespace {
 
-const QColor kSelected(25, 118, 210);
-const QColor kHighlight(213, 0, 249);
-const QColor kRewritten(239, 108, 0);
-const QColor kEdge(96, 125, 139);
-const QColor kText(33, 33, 33);
-const QColor kDetail(97, 97, 97);
+QColor qcolor(const Rgb& c)
+{
+    return QColor(c.r, c.g, c.b);
+}
+
+const QColor kSelected = qcolor(palette::kSelected);
+const QColor kHighlight = qcolor(palette::kHighlight);
+const QColor kRewritten = qcolor(palette::kRewritten);
+const QColor kEdge = qcolor(palette::kEdge);
+const QColor kText = qcolor(palette::kText);
+const QColor kDetail = qcolor(palette::kDetail);
 
 QFont labelFont()
 {
     QFont f;
-    f.setPixelSize(11);
+    f.setPixelSize(int(shape::kLabelPixels));
     f.setBold(true);
     return f;
 }
@@ -35,7 +41,7 @@ QFont labelFont()
 QFont detailFont()
 {
     QFont f;
-    f.setPixelSize(10);
+    f.setPixelSize(int(shape::kDetailPixels));
     return f;
 }
 
@@ -43,51 +49,18 @@ QFont detailFont()
 
 QColor roleColor(NodeRole role)
 {
-    switch (role) {
-    case NodeRole::Parameter:
-        return QColor(200, 230, 201); // green
-    case NodeRole::Static:
-        return QColor(207, 216, 220); // blue grey
-    case NodeRole::MutatedInput:
-        return QColor(255, 204, 188); // salmon
-    case NodeRole::UserInput:
-        return QColor(187, 222, 251); // light blue
-    case NodeRole::SymInt:
-        return QColor(225, 190, 231); // lilac
-    case NodeRole::Intermediate:
-        return QColor(250, 250, 250); // near white
-    case NodeRole::Output:
-        return QColor(255, 241, 118); // yellow
-    }
-    return QColor(250, 250, 250);
+    return qcolor(roleRgb(role));
 }
 
 QString roleLabel(NodeRole role)
 {
-    switch (role) {
-    case NodeRole::Parameter:
-        return "parameter";
-    case NodeRole::Static:
-        return "static";
-    case NodeRole::MutatedInput:
-        return "mutated input";
-    case NodeRole::UserInput:
-        return "user input";
-    case NodeRole::SymInt:
-        return "sym int";
-    case NodeRole::Intermediate:
-        return "intermediate";
-    case NodeRole::Output:
-        return "output";
-    }
-    return "intermediate";
+    return QString::fromUtf8(roleText(role));
 }
 
 std::vector<LegendEntry> legend()
 {
     std::vector<LegendEntry> out;
-    for (NodeRole r : { NodeRole::Parameter, NodeRole::Static, NodeRole::MutatedInput, NodeRole::UserInput,
-             NodeRole::SymInt, NodeRole::Intermediate, NodeRole::Output })
+    for (NodeRole r : kLegendRoles)
         out.push_back({ r, roleLabel(r), roleColor(r) });
     return out;
 }
@@ -119,13 +92,14 @@ void ItemBoxItem::paint(QPainter* painter, const QStyleOptionGraphicsItem*, QWid
     painter->setRenderHint(QPainter::Antialiasing);
     const QRectF r = rect();
     const bool group = isGroup();
-    const QColor fill = group ? QColor(232, 234, 246) : roleColor(m_item.role);
+    const QColor fill = group ? qcolor(palette::kGroupFill) : roleColor(m_item.role);
+    const double radius = shape::kCornerRadius;
     if (group) { // two offset sheets behind: "more inside"
-        painter->setPen(QPen(QColor(121, 134, 203), 1));
-        painter->setBrush(fill.darker(108));
-        painter->drawRoundedRect(r.translated(4, 4), 6, 6);
+        painter->setPen(QPen(qcolor(palette::kGroupSheetBorder), 1));
+        painter->setBrush(fill.darker(palette::kGroupSheetDarker));
+        painter->drawRoundedRect(r.translated(shape::kSheetOffset, shape::kSheetOffset), radius, radius);
     }
-    QPen border(group ? QColor(57, 73, 171) : QColor(117, 117, 117), group ? 1.6 : 1.0);
+    QPen border(group ? qcolor(palette::kGroupBorder) : qcolor(palette::kNodeBorder), group ? 1.6 : 1.0);
     if (m_item.rewritten)
         border = QPen(kRewritten, 2.0);
     if (m_highlight.isValid())
@@ -134,21 +108,21 @@ void ItemBoxItem::paint(QPainter* painter, const QStyleOptionGraphicsItem*, QWid
         border = QPen(kSelected, 3.0);
     painter->setPen(border);
     painter->setBrush(fill);
-    painter->drawRoundedRect(r, 6, 6);
+    painter->drawRoundedRect(r, radius, radius);
 
-    double left = r.left() + 8;
+    double left = r.left() + shape::kTextInset;
     if (group) { // expand marker: a small boxed "+"
-        const QRectF marker(left, r.center().y() - 7, 14, 14);
-        painter->setPen(QPen(QColor(57, 73, 171), 1.2));
+        const QRectF marker(left, r.center().y() - shape::kMarkerSize / 2, shape::kMarkerSize, shape::kMarkerSize);
+        painter->setPen(QPen(qcolor(palette::kGroupBorder), 1.2));
         painter->setBrush(Qt::white);
         painter->drawRect(marker);
         painter->drawLine(
             QPointF(marker.left() + 3, marker.center().y()), QPointF(marker.right() - 3, marker.center().y()));
         painter->drawLine(
             QPointF(marker.center().x(), marker.top() + 3), QPointF(marker.center().x(), marker.bottom() - 3));
-        left += 20;
+        left += shape::kMarkerSpace;
     }
-    const double textWidth = r.right() - 8 - left;
+    const double textWidth = r.right() - shape::kTextInset - left;
     const QString label = QString::fromStdString(m_item.label);
     QString detail = QString::fromStdString(m_item.detail);
     if (group && detail.isEmpty())
@@ -221,7 +195,7 @@ EdgeItem::EdgeItem(const EdgeRoute& route, int edgeIndex)
             const QPointF d = base - prev;
             const double len = std::hypot(d.x(), d.y());
             if (len > 0)
-                base = tip - d / len * 9.0;
+                base = tip - d / len * shape::kArrowLength;
         }
         const QPointF d = tip - base;
         const double len = std::hypot(d.x(), d.y());

@@ -1,18 +1,13 @@
 // Loading a report's inputs and writing its formats (report_builder.h).
 #include "gui/report/report_builder.h"
 
-#include "engine/config/setting_text.h"
 #include "engine/report/report_doc.h"
 #include "engine/report/report_html.h"
 #include "engine/report/run_compare.h"
 #include "engine/report/run_config.h"
-#include "engine/scenario/load.h"
+#include "gui/report/report_inputs.h"
 #include "gui/report/report_pdf.h"
-#include "storage/project_db.h"
-#include "storage/run_store.h"
 
-#include <algorithm>
-#include <deque>
 #include <filesystem>
 #include <fstream>
 
@@ -29,74 +24,32 @@ bool endsWith(const std::string& s, const std::string& tail)
     return s.size() >= tail.size() && s.compare(s.size() - tail.size(), tail.size(), tail) == 0;
 }
 
-struct LoadedRun {
-    engine::runtime::Simulation sim;
-    std::string label;
-    std::string configJson; ///< empty for a run simulated here
-};
-
-/// Every run of the project at `path`, oldest first.
-Result<void> loadProject(const std::string& path, const std::vector<int64_t>& only, std::deque<LoadedRun>& runs)
-{
-    storage::Database::OpenOptions readOnly;
-    readOnly.readOnly = true;
-    readOnly.create = false;
-    auto db = storage::openProject(path, readOnly);
-    if (!db)
-        return db.error();
-    auto list = storage::listRuns(*db);
-    if (!list)
-        return list.error();
-    std::vector<storage::RunRow> rows;
-    for (int64_t id : only) {
-        auto row = std::find_if(list->begin(), list->end(), [id](const storage::RunRow& r) { return r.id == id; });
-        if (row == list->end())
-            return makeError(ErrorCode::NotFound, "no run " + std::to_string(id), path);
-        rows.push_back(*row);
-    }
-    if (only.empty())
-        rows = std::move(*list);
-    for (const storage::RunRow& row : rows) {
-        auto run = storage::readRun(*db, row.id);
-        if (!run)
-            return run.error();
-        const std::string name = row.scenarioName.empty() ? row.scenarioPath : row.scenarioName;
-        runs.push_back({ std::move(run->sim), "run " + std::to_string(row.id) + " · " + name, run->configJson });
-    }
-    return {};
-}
-
-/// The input simulated with its own config, then (when `settings` is not empty) a second time with
-/// them on top.
-Result<void> loadSimulated(
-    const std::string& input, const std::vector<engine::config::Setting>& settings, std::deque<LoadedRun>& runs)
-{
-    auto scenario = engine::scenario::loadScenarioOrGraph(input);
-    if (!scenario)
-        return scenario.error();
-    const std::string name = scenario->name.empty() ? std::filesystem::path(input).filename().string() : scenario->name;
-    auto sim = engine::runtime::simulate(scenario.value());
-    if (!sim)
-        return sim.error();
-    runs.push_back({ std::move(sim.value()), name, {} });
-    if (settings.empty())
-        return {};
-    engine::runtime::SimulationOptions options;
-    options.overrides = settings;
-    auto other = engine::runtime::simulate(scenario.value(), options);
-    if (!other)
-        return other.error();
-    std::string label = name + " [";
-    for (size_t i = 0; i < settings.size(); ++i)
-        label += (i ? ", " : "") + engine::config::settingText(settings[i]);
-    runs.push_back({ std::move(other.value()), label + "]", {} });
-    return {};
-}
-
 std::vector<std::pair<std::string, std::string>> configPairs(const LoadedRun& r)
 {
     return r.configJson.empty() ? engine::report::runConfigPairs(r.sim.options)
                                 : engine::report::runConfigPairs(r.sim.options.backend, r.configJson);
+}
+
+/// The run's label for one run; "Compile cache PATH" for one cache input; else counts.
+std::string defaultTitle(const LoadedInputs& loaded, bool compareConfigs)
+{
+    const auto& runs = loaded.runs;
+    if (compareConfigs)
+        return runs.front().label + ": two configs";
+    if (runs.size() == 1 && loaded.caches.empty())
+        return runs.front().label;
+    if (runs.empty() && loaded.caches.size() == 1)
+        return (loaded.caches.front().fromProject ? "Compile caches of " : "Compile cache ")
+            + loaded.caches.front().source;
+    size_t entries = 0;
+    for (const LoadedCaches& c : loaded.caches)
+        entries += c.scan.entries.size();
+    std::vector<std::string> parts;
+    if (!runs.empty() || loaded.caches.empty())
+        parts.push_back(std::to_string(runs.size()) + (runs.size() == 1 ? " run" : " runs"));
+    if (!loaded.caches.empty())
+        parts.push_back(std::to_string(entries) + (entries == 1 ? " cache entry" : " cache entries"));
+    return "aclgraph-inspector report: " + parts.front() + (parts.size() > 1 ? ", " + parts.back() : "");
 }
 
 } // namespace
@@ -121,29 +74,30 @@ Result<std::string> buildReportJson(const ReportRequest& request)
         return makeError(ErrorCode::InvalidArgument,
             "a comparison of two configs takes one scenario or graph (got " + std::to_string(request.inputs.size())
                 + " inputs)");
-    std::deque<LoadedRun> runs; // stable addresses: the report points into them
+    LoadedInputs loaded; // stable addresses: the report points into them
     const int total = int(request.inputs.size());
     for (int i = 0; i < total; ++i) {
         const std::string& input = request.inputs[size_t(i)];
-        Result<void> loaded = endsWith(input, ".aclgi") ? loadProject(input, request.projectRuns, runs)
-                                                        : loadSimulated(input, request.compareSettings, runs);
-        if (!loaded)
-            return loaded.error();
+        Result<void> done = endsWith(input, ".aclgi") ? loadProject(input, request.projectRuns, loaded)
+            : isCacheInput(input)                     ? loadCache(input, loaded)
+                                                      : loadSimulated(input, request.compareSettings, loaded);
+        if (!done)
+            return done.error();
         if (request.progress && !request.progress(i + 1, total))
             return makeError(ErrorCode::Cancelled, "cancelled");
     }
+    const auto& runs = loaded.runs;
     const bool compare = request.compare || compareConfigs;
     if (compare && runs.size() != 2)
         return makeError(ErrorCode::InvalidArgument,
             "a comparison needs exactly two runs (got " + std::to_string(runs.size()) + ")");
     engine::report::ReportInput report;
-    report.title = !request.title.empty() ? request.title
-        : runs.size() == 1                ? runs.front().label
-        : compareConfigs                  ? runs.front().label + ": two configs"
-                                          : "aclgraph-inspector report: " + std::to_string(runs.size()) + " runs";
+    report.title = !request.title.empty() ? request.title : defaultTitle(loaded, compareConfigs);
     report.generator = request.generator.empty() ? "aclgraph-inspector" : request.generator;
     for (const LoadedRun& r : runs)
-        report.runs.push_back({ &r.sim, r.label, r.configJson });
+        report.runs.push_back({ &r.sim, r.label, r.configJson, r.passes, r.drawings, r.notes });
+    for (const LoadedCaches& c : loaded.caches)
+        report.caches.push_back({ c.source, c.fromProject, &c.scan, c.entryOptions });
     engine::report::RunComparison comparison;
     if (compare) {
         comparison = engine::report::compareRuns(

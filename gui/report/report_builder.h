@@ -20,7 +20,9 @@ enum class ReportFormat { Json, Markdown, Html, Pdf };
 std::optional<ReportFormat> reportFormatOf(const std::string& path);
 
 struct ReportRequest {
-    /// Scenarios and FX graphs (simulated with their own config), projects (.aclgi: their runs).
+    /// Scenarios and FX graphs (simulated with their own config, passes run, graphs drawn), projects
+    /// (.aclgi: their runs with stored pass reports and graphs, and cache entries), compile-cache
+    /// folders and compiled_module files (scanned). See report_inputs.h.
     std::vector<std::string> inputs;
     /// Of a project's runs, only these (run ids, reported in this order); empty: every run.
     std::vector<int64_t> projectRuns;

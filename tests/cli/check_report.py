@@ -1,7 +1,10 @@
 #!/usr/bin/env python3
 """End-to-end checks of `report`: a sample simulated into a JSON report and a Markdown one, the runs
 of a project with the comparison of its two runs, the HTML and PDF written, and refusals (an unknown
-output format, --compare without two runs, a missing input named in the message).
+output format, --compare without two runs, a missing input named in the message). Then the sections beyond the simulation:
+per FX graph its pass reports (the same counts `passes --json` gives) and the graph drawn (one box
+per item of the folded view; an 80-layer decoder folds to far fewer items than nodes), compile-cache
+folders with their checks and key explanation, and a project with runs and cache entries.
 
 usage: check_report.py path/to/aclgraph-inspector path/to/resources/samples
 """
@@ -13,6 +16,21 @@ from clicheck import Checks
 import tempfile
 
 EXE, SAMPLES = sys.argv[1], pathlib.Path(sys.argv[2])
+CACHE = SAMPLES.parent.parent / "tests" / "data" / "cache"
+SVG_NS = 'xmlns="http://www.w3.org/2000/svg"'
+
+
+def self_contained(html):
+    """No script and nothing fetched. The drawings are standalone SVG and name the SVG namespace,
+    an identifier that is never fetched; every other "http" (a src=, href=, url(), @import) would
+    be a fetch, so "http" is forbidden everywhere else, as are those forms themselves."""
+    rest = html.replace(SVG_NS, "")
+    return ("<script" not in html and "http" not in rest and "href=" not in html and "src=" not in html
+            and "url(" not in html and "@import" not in html)
+
+
+def boxes(svg):
+    return svg.count('data-kind="node"') + svg.count('data-kind="group"')
 
 
 _checks = Checks(EXE)
@@ -50,7 +68,7 @@ with tempfile.TemporaryDirectory() as tmp:
     run("report", held, "-o", tmp / "r.html")
     html = (tmp / "r.html").read_text()
     check(html.startswith("<!DOCTYPE html>") and "<svg" in html, "an HTML page with its chart")
-    check("<script" not in html and "http" not in html, "nothing from elsewhere, no script")
+    check(self_contained(html), "nothing from elsewhere, no script")
     run("report", held, "-o", tmp / "r.pdf")
     check((tmp / "r.pdf").read_bytes().startswith(b"%PDF-"), "a PDF file (cli.report_pdf reads it back)")
     check(not (tmp / "r.pdf.part").exists(), "no temporary file left")
@@ -72,5 +90,73 @@ with tempfile.TemporaryDirectory() as tmp:
     r = run("report", tmp / "missing.json", "-o", tmp / "m.json", expect=1)
     check("missing.json" in r.stderr, "a missing input is named")
     check(not (tmp / "m.json").exists(), "nothing written for a failed report")
+
+    # Passes per FX graph: the counts `passes SCENARIO --graph ID --json` gives for the same graph.
+    doc = json.loads((tmp / "r.json").read_text())
+    fx = doc["runs"][0]["fx_graphs"]
+    check([g["name"] for g in fx] == [g["name"] for g in sim["graphs"]], "one fx_graphs entry per FX graph")
+    for g in fx:
+        ref = json.loads(run("passes", held, "--graph", g["id"], "--json").stdout)["passes"]
+        counts = lambda ps: [(p["name"], p["enabled"], p["nodes_before"], p["nodes_after"], len(p["rewritten"]),
+                              len(p["removed"]), len(p["added"]), len(p["skipped"])) for p in ps]
+        check(len(g["passes"]) == 6 and counts(g["passes"]) == counts(ref),
+              f"{g['name']}: the six passes as `passes --json` reports them")
+        d = g["drawing"]
+        check(d is not None and d["svg"].startswith("<svg ") and boxes(d["svg"]) == d["items"],
+              f"{g['name']}: drawn with one box per item")
+        check(d["svg"] in html, f"{g['name']}: the drawing is inline in the HTML")
+    check(html.count("<details>") >= 1 and "[DEBUG]" in html, "TorchAir's DEBUG lines in a <details>")
+    check("passes and drawing" in md and "; see the HTML report." in md, "Markdown lists the passes and the drawing")
+
+    # The 80-layer decoder: drawn folded, far fewer items than nodes.
+    run("generate", "decoder", "--layers", "80", "-o", tmp / "dec80.json")
+    run("report", tmp / "dec80.json", "-o", tmp / "dec80.json.report.json")
+    doc = json.loads((tmp / "dec80.json.report.json").read_text())
+    for g in doc["runs"][0]["fx_graphs"]:
+        d = g["drawing"]
+        check(d["folded"] and d["items"] * 20 < d["nodes"] and boxes(d["svg"]) == d["items"],
+              f"decoder {g['id']}: {d['nodes']} nodes folded to {d['items']} items")
+        check("(x80)" in d["svg"], f"decoder {g['id']}: the folded layers group")
+
+    # A cache folder: every entry with its checks in order and the key explained; no runs.
+    broken = CACHE / "broken"
+    run("report", broken, "-o", tmp / "cache.json")
+    doc = json.loads((tmp / "cache.json").read_text())
+    ls = json.loads(run("cache", "ls", broken, "--json").stdout)
+    check(doc["runs"] == [] and doc["title"] == f"Compile cache {broken}", "a cache-only report and its title")
+    check([c["relative_path"] for c in doc["caches"]] == [e["relative_path"] for e in ls["entries"]],
+          "every entry `cache ls` lists")
+    check(all(c["report"]["checks"] == e["report"]["checks"] for c, e in zip(doc["caches"], ls["entries"])),
+          "each entry's checks as `cache ls --json` gives them")
+    check(any(not c["report"]["loads"] for c in doc["caches"]), "failing entries are reported")
+    check(all(len(c["key"]["entries"]) == 1 and c["key"]["entries"][0]["explanation"] for c in doc["caches"]),
+          "each entry's key explained")
+    run("report", broken, "-o", tmp / "cache.html")
+    chtml = (tmp / "cache.html").read_text()
+    failed = sum(ch["status"] == "FAILED" for c in doc["caches"] for ch in c["report"]["checks"])
+    check(failed > 0 and chtml.count('<tr class="failed">') == failed, "failed checks highlighted")
+    check(self_contained(chtml), "the cache report is self-contained")
+    run("report", broken, "-o", tmp / "cache.md")
+    cmd = (tmp / "cache.md").read_text()
+    check("## Compile caches" in cmd and "| **" in cmd, "Markdown lists the entries, failed checks in bold")
+    one = CACHE / "torchair_cache"
+    run("report", one, "-o", tmp / "one.json")
+    doc = json.loads((tmp / "one.json").read_text())
+    key = json.loads(run("cache", "key", "--backend", "torchair", "--against", one, "--json").stdout)
+    check([c["key"]["entries"][0]["verdict"] for c in doc["caches"]] == [e["verdict"] for e in key["entries"]],
+          "the key verdicts `cache key --against` gives")
+
+    # A project with runs and cache entries: stored pass reports, stored graphs drawn, stored entries.
+    project2 = tmp / "pc.aclgi"
+    run("import", held, one, "--db", project2, "--simulate", "--quiet")
+    run("report", project2, "-o", tmp / "pc.json")
+    doc = json.loads((tmp / "pc.json").read_text())
+    check(len(doc["runs"]) == 1 and len(doc["caches"]) == len(key["entries"]), "the project's run and cache entries")
+    check(all(c["from_project"] and c["root_kind"] == "project" for c in doc["caches"]), "entries as stored")
+    fx = doc["runs"][0]["fx_graphs"]
+    check(all(len(g["passes"]) == 6 and g["drawing"] and boxes(g["drawing"]["svg"]) == g["drawing"]["items"]
+              for g in fx), "the project's stored pass reports and graphs drawn")
+    run("report", project2, "-o", tmp / "pc.html")
+    check(self_contained((tmp / "pc.html").read_text()), "the project report is self-contained")
 
 _checks.finish()

@@ -1,9 +1,12 @@
 // The PDF report written with a QApplication running (the window's File > Export Report): one page
-// for each run and one for the comparison, one image for each run's memory chart, and refusals of
+// for each run and one for the comparison, one image for each chart and graph drawing, and refusals of
 // what is not a report document. cli.report_pdf reads the PDF's text and pictures back.
 #include "gui/report/report_builder.h"
 #include "gui/report/report_pdf.h"
 
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
 #include <QtTest>
 
 class ReportPdfTest : public QObject {
@@ -26,7 +29,16 @@ void ReportPdfTest::twoRunsCompared()
     const QByteArray bytes = QByteArray::fromStdString(*pdf);
     QVERIFY(bytes.startsWith("%PDF-"));
     QVERIFY(bytes.trimmed().endsWith("%%EOF"));
-    QCOMPARE(bytes.count("/Subtype /Image"), 2); // the two runs' charts
+    // One image per inline SVG of the page: each run's memory chart and each FX graph drawn.
+    const QJsonObject doc = QJsonDocument::fromJson(QByteArray::fromStdString(*json)).object();
+    int svgs = 0;
+    for (const QJsonValue run : doc.value("runs").toArray()) {
+        ++svgs;
+        for (const QJsonValue g : run.toObject().value("fx_graphs").toArray())
+            svgs += g.toObject().value("drawing").isObject() ? 1 : 0;
+    }
+    QCOMPARE(svgs, 6); // 2 runs x (chart + 2 graphs)
+    QCOMPARE(bytes.count("/Subtype /Image"), svgs);
     QVERIFY(bytes.count("/Type /Page\n") >= 3); // each run and the comparison start a page
     // The same through the format a path names.
     auto viaFormat = gui::report::renderReport(*json, gui::report::ReportFormat::Pdf);
