@@ -62,7 +62,7 @@ struct Segment {
     std::vector<Block> blocks; ///< address order, as the file lists them
 };
 
-enum class TraceAction {
+enum class TraceAction : uint8_t {
     Alloc,
     FreeRequested,
     FreeCompleted,
@@ -77,6 +77,10 @@ enum class TraceAction {
 };
 const char* traceActionName(TraceAction a); ///< "alloc", "free_requested", ...
 
+/// Index into Snapshot::texts (Snapshot::text()); 0 is the empty text. Entries keep an id, not a
+/// std::string, so that a trace entry is 72 bytes: a 1 GB snapshot holds about 15 million of them.
+using TextId = uint32_t;
+
 struct TraceEntry {
     TraceAction action = TraceAction::Unknown;
     bool hasPool = false; ///< the entry carried pool_id
@@ -86,20 +90,74 @@ struct TraceEntry {
     int64_t timeUs = 0;
     engine::memory::PoolId pool;
     uint64_t deviceFree = 0; ///< oom only
-    std::string userMetadata; ///< user_metadata, or an annotate entry's payload
-    std::string compileContext; ///< compile_context (the torch.compile region), when recorded
+    TextId userMetadata = 0; ///< user_metadata, or an annotate entry's payload
+    TextId compileContext = 0; ///< compile_context (the torch.compile region), when recorded
+};
+
+/// One device's trace entries, in chunks of 8192 that never move: it grows without copying (a
+/// vector's doubling would hold two copies at its peak) and indexes like a vector.
+class TraceList {
+public:
+    static constexpr size_t kChunkBits = 13;
+    static constexpr size_t kChunk = size_t(1) << kChunkBits;
+
+    size_t size() const { return m_size; }
+    bool empty() const { return m_size == 0; }
+    const TraceEntry& operator[](size_t i) const { return m_chunks[i >> kChunkBits][i & (kChunk - 1)]; }
+    TraceEntry& operator[](size_t i) { return m_chunks[i >> kChunkBits][i & (kChunk - 1)]; }
+    const TraceEntry& back() const { return (*this)[m_size - 1]; }
+    void push_back(const TraceEntry& e)
+    {
+        if (m_size % kChunk == 0) {
+            m_chunks.emplace_back();
+            m_chunks.back().reserve(kChunk);
+        }
+        m_chunks.back().push_back(e);
+        ++m_size;
+    }
+
+    class const_iterator {
+    public:
+        const_iterator(const TraceList* list, size_t i)
+            : m_list(list)
+            , m_i(i)
+        {
+        }
+        const TraceEntry& operator*() const { return (*m_list)[m_i]; }
+        const TraceEntry* operator->() const { return &(*m_list)[m_i]; }
+        const_iterator& operator++()
+        {
+            ++m_i;
+            return *this;
+        }
+        bool operator!=(const const_iterator& o) const { return m_i != o.m_i; }
+        bool operator==(const const_iterator& o) const { return m_i == o.m_i; }
+
+    private:
+        const TraceList* m_list;
+        size_t m_i;
+    };
+    const_iterator begin() const { return { this, 0 }; }
+    const_iterator end() const { return { this, m_size }; }
+
+private:
+    std::vector<std::vector<TraceEntry>> m_chunks;
+    size_t m_size = 0;
 };
 
 struct Snapshot {
     std::string path;
     int protocol = 0; ///< the pickle protocol
     std::vector<Segment> segments;
-    std::vector<std::vector<TraceEntry>> deviceTraces; ///< outer index: the device ordinal
+    std::vector<TraceList> deviceTraces; ///< index: the device ordinal
     std::vector<Frame> frames; ///< distinct frames
     std::vector<std::vector<uint32_t>> stacks; ///< StackId -> frame indices, innermost first
     std::vector<std::pair<std::string, std::string>> allocatorSettings; ///< values as Python repr-ish text
+    std::vector<std::string> texts { std::string() }; ///< TraceEntry's TextIds; texts[0] is ""
     std::vector<std::string> warnings;
     bool bareList = false; ///< the old form: the file holds only the segment list
+
+    const std::string& text(TextId id) const { return id < texts.size() ? texts[id] : texts[0]; }
 };
 
 struct ReadOptions {

@@ -246,10 +246,10 @@ std::vector<PoolSummary> summarizePools(const Snapshot& snapshot)
                 auto& ev = evidence[std::make_pair(device, *pool)];
                 if (e.stack != kNoStack)
                     ev.stacks.insert(e.stack);
-                if (!e.compileContext.empty())
-                    ++ev.compileContexts[e.compileContext];
-                if (!e.userMetadata.empty())
-                    ++ev.userMetadata[e.userMetadata];
+                if (e.compileContext)
+                    ++ev.compileContexts[snapshot.text(e.compileContext)];
+                if (e.userMetadata)
+                    ++ev.userMetadata[snapshot.text(e.userMetadata)];
             }
         });
     }

@@ -94,7 +94,7 @@ bool SnapshotVm::receive(Val& v, Container* list)
                 TraceEntry e;
                 if (!toTrace(*c, e))
                     return false;
-                r.addTrace(std::move(e));
+                r.traces.push_back(e);
             } else if (kind == K_state) {
                 Block b;
                 bool hasAddress = false;
@@ -408,9 +408,9 @@ bool SnapshotVm::toTrace(Container& dict, TraceEntry& e)
         case K_device_free:
             return u64(v, e.deviceFree, key, what);
         case K_user_metadata:
-            return str(v, e.userMetadata, key, what);
+            return text(v, e.userMetadata);
         case K_compile_context:
-            return str(v, e.compileContext, key, what);
+            return text(v, e.compileContext);
         default:
             break;
         }
@@ -419,20 +419,35 @@ bool SnapshotVm::toTrace(Container& dict, TraceEntry& e)
     return ok && !m_error;
 }
 
-bool SnapshotVm::takeTraces(Container& list, std::vector<TraceEntry>& out)
+bool SnapshotVm::takeTraces(Container& list, TraceList& out)
 {
     if (!list.items.empty())
         warnOnce("a device trace holds items that are not trace entries; ignored");
-    if (!list.records)
-        return true;
-    auto& chunks = list.records->traces;
-    out.reserve(size_t(list.records->traceCount()));
-    for (auto& chunk : chunks) { // one chunk at a time: never two copies of the trace
-        std::move(chunk.begin(), chunk.end(), std::back_inserter(out));
-        std::vector<TraceEntry>().swap(chunk);
-    }
-    chunks.clear();
+    if (list.records)
+        out = std::move(list.records->traces); // the chunks move: never two copies of the trace
     return true;
+}
+
+bool SnapshotVm::text(const Val& v, TextId& out)
+{
+    if (v.kind == VK::None) {
+        out = 0;
+        return true;
+    }
+    if (v.kind == VK::Str) {
+        if (m_strings[v.ref].empty()) {
+            out = 0;
+            return true;
+        }
+        auto [it, inserted] = m_textIds.emplace(v.ref, TextId(m_snap.texts.size()));
+        if (inserted)
+            m_snap.texts.push_back(m_strings[v.ref]);
+        out = it->second;
+        return true;
+    }
+    out = TextId(m_snap.texts.size());
+    m_snap.texts.push_back(render(v, 0));
+    return !m_error;
 }
 
 bool SnapshotVm::finishRoot(const Val& root)

@@ -72,20 +72,6 @@ bool SnapshotInput::refill(uint64_t n)
     return uint64_t(m_end - m_p) >= n;
 }
 
-void TypedRecords::addTrace(TraceEntry&& e)
-{
-    if (traces.empty() || traces.back().size() == kChunk) {
-        traces.emplace_back();
-        traces.back().reserve(kChunk);
-    }
-    traces.back().push_back(std::move(e));
-}
-
-uint64_t TypedRecords::traceCount() const
-{
-    return traces.empty() ? 0 : (traces.size() - 1) * kChunk + traces.back().size();
-}
-
 SnapshotVm::SnapshotVm(SnapshotInput& in, const std::string& path, const ReadOptions& options)
     : m_in(in)
     , m_path(path)

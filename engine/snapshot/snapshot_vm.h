@@ -79,16 +79,12 @@ struct Val {
     uint64_t bits = 0;
 };
 
-/// Records a list received, by type. Trace entries go in fixed chunks so that a list of a hundred
-/// million grows without copying (a vector's doubling would hold two copies at its peak).
+/// Records a list received, by type.
 struct TypedRecords {
-    static constexpr size_t kChunk = 8192;
-    std::vector<std::vector<TraceEntry>> traces;
+    TraceList traces;
     std::vector<Block> blocks;
     std::vector<bool> blockHasAddress; ///< legacy blocks carry no address; the segment tiles them
     std::vector<Segment> segments;
-    void addTrace(TraceEntry&& e);
-    uint64_t traceCount() const;
 };
 
 struct Container {
@@ -210,9 +206,10 @@ private:
     bool u64(const Val& v, uint64_t& out, uint32_t key, const char* record);
     bool i64(const Val& v, int64_t& out, uint32_t key, const char* record);
     bool str(const Val& v, std::string& out, uint32_t key, const char* record);
+    bool text(const Val& v, TextId& out);
     bool pool(const Val& v, memory::PoolId& out, uint32_t key, const char* record);
     bool finishRoot(const Val& root);
-    bool takeTraces(Container& list, std::vector<TraceEntry>& out);
+    bool takeTraces(Container& list, TraceList& out);
     std::string render(const Val& v, int depth) const;
     void warnOnce(const std::string& what);
 
@@ -240,6 +237,7 @@ private:
     std::unordered_map<std::string, uint32_t> m_frameIds;
     std::unordered_map<std::string, StackId> m_stackIds;
     std::unordered_map<std::string, int> m_warned;
+    std::unordered_map<uint32_t, TextId> m_textIds; ///< string id -> Snapshot::texts
 };
 
 } // namespace engine::snapshot::detail

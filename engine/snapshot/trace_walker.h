@@ -63,7 +63,7 @@ private:
     void warn(size_t i, const std::string& what);
     int streamIndex(int64_t handle);
 
-    const std::vector<TraceEntry>* m_trace = nullptr;
+    const TraceList* m_trace = nullptr;
     std::map<uint64_t, Seg> m_segs;
     std::map<uint64_t, Live> m_live;
     std::map<memory::PoolId, Totals> m_totals;

@@ -198,8 +198,8 @@ TEST(SnapshotReader, PrivatePoolsAreTiedToTheirCapturedGraphs)
     const Frame& fx = s.frames[s.stacks[treeSeg.stack][0]];
     EXPECT_EQ(fx.fxNodeOp, "call_function");
     EXPECT_EQ(fx.fxOriginalTrace, "x @ w");
-    EXPECT_EQ(s.deviceTraces[0][8].compileContext, "[0/0] forward");
-    EXPECT_EQ(s.deviceTraces[0][7].compileContext, "");
+    EXPECT_EQ(s.text(s.deviceTraces[0][8].compileContext), "[0/0] forward");
+    EXPECT_EQ(s.deviceTraces[0][7].compileContext, 0u);
     EXPECT_TRUE(s.deviceTraces[0][2].hasPool);
     EXPECT_EQ(s.deviceTraces[0][2].pool, (PoolId { 0, 1 }));
 }
@@ -278,7 +278,9 @@ TEST(SnapshotReader, ExpandableSegmentsOomAndAnnotations)
     EXPECT_EQ(trace[7].size, 80 * 1024 * kMiB);
     EXPECT_EQ(trace[7].deviceFree, 123 * kMiB);
     EXPECT_EQ(trace[8].action, TraceAction::Annotate);
-    EXPECT_EQ(trace[8].userMetadata, "step 3 begins");
+    EXPECT_EQ(s.text(trace[8].userMetadata), "step 3 begins");
+    EXPECT_EQ(trace[7].userMetadata, 0u);
+    EXPECT_EQ(sizeof(TraceEntry), 72u); // what the memory bound of a 1 GB snapshot rests on
     EXPECT_EQ(trace[8].stack, kNoStack);
     auto t = replayTrace(s, 0);
     ASSERT_TRUE(t.ok());
