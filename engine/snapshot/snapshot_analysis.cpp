@@ -144,8 +144,11 @@ void attribute(const Snapshot& snap, PoolSummary& p, const PoolEvidence& ev)
         p.graph = joinFew(kinds, 2) + " capture";
         if (!callers.empty())
             p.graph += " from " + joinFew(callers, 2);
-        why.push_back("frames of " + std::to_string(ev.stacks.size()) + " stacks in this pool name capture code ("
-            + example + ")");
+        int matched = 0;
+        for (const auto& [kind, n] : kinds)
+            matched += n;
+        why.push_back(std::to_string(matched) + " of the " + std::to_string(ev.stacks.size())
+            + " stacks tied to this pool run capture code (" + example + ")");
     }
     if (!ev.compileContexts.empty()) {
         const std::string ctx = joinFew(ev.compileContexts, 3);

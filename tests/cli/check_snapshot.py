@@ -43,7 +43,7 @@ out = run("snapshot", DATA / "graph_pools.pickle").stdout
 check("(0, 1)" in out and "torch.cuda.graph capture from /work/train.py:42 capture_step" in out, f"text:\n{out}")
 check("20.00 MiB" in out or "20.0 MiB" in out, f"MiB in text:\n{out}")
 check("total: 5 pools, 5 segments" in out, f"total line:\n{out}")
-check("why: frames of" in out, f"evidence line:\n{out}")
+check("stacks tied to this pool run capture code" in out, f"evidence line:\n{out}")
 
 # --device filters; a device with nothing gives no pools
 d = json.loads(run("snapshot", DATA / "simple.pickle", "--json", "--device", "1").stdout)
