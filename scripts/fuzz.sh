@@ -57,6 +57,7 @@ case "$target" in
 # fx_reader: readFxText also reads TorchAir modules (config) and debug folders (passes): the whole engine.
 pickle) source_dirs=(engine/core engine/pickle) ;;
 marshal) source_dirs=(engine/core engine/marshal) ;;
+snapshot) source_dirs=(engine/core engine/pickle engine/snapshot engine/memory engine/runtime/memory_timeline.cpp) ;;
 *) source_dirs=(engine) ;;
 esac
 

@@ -7,20 +7,25 @@ namespace gui::cli {
 
 namespace {
 
-const char* kUsage = "usage: aclgraph-inspector [FILE...]            open the window (default: the bundled samples)\n"
-                     "       aclgraph-inspector simulate SCENARIO|GRAPH|compiled_module [--set NAME=VALUE ...] [--symbols s0=4,...] [--calls N] [--json] [--log-level "
-                     "debug|info|warning] [--db FILE] [-o FILE]\n"
-                     "       aclgraph-inspector import PATH... --db FILE [--simulate] [--quiet]\n"
-                     "       aclgraph-inspector runs --db FILE [--json] [--run ID]\n"
-                     "       aclgraph-inspector report SCENARIO|GRAPH|PROJECT.aclgi... -o FILE.json|FILE.md|FILE.html [--compare] [--title TEXT]\n"
-                     "       aclgraph-inspector passes SCENARIO|GRAPH [--graph ID] [--set NAME=VALUE ...] [--symbols "
-                     "s0=4,...] [--json] [--verbose] [--emit-code OUT]\n"
-                     "       aclgraph-inspector stages DEBUG_DIR [--model NAME] [--diff A B] [--json] [-o FILE]\n"
-                     "       aclgraph-inspector cache ls PATH | show FILE | readable FILE [-o OUT] | key [--set NAME=VALUE ...] "
-                     "[--repr FILE] [--against PATH]   (cache --help)\n"
-                     "       aclgraph-inspector generate decoder [--layers N] [--batches 1,2,4] [--decode-calls N] "
-                     "[--config JSON] [-o FILE]\n"
-                     "       aclgraph-inspector --help | --version\n";
+const char* kUsage
+    = "usage: aclgraph-inspector [FILE...]            open the window (default: the bundled samples)\n"
+      "       aclgraph-inspector simulate SCENARIO|GRAPH|compiled_module [--set NAME=VALUE ...] [--symbols s0=4,...] "
+      "[--calls N] [--json] [--log-level "
+      "debug|info|warning] [--db FILE] [-o FILE]\n"
+      "       aclgraph-inspector import PATH... --db FILE [--simulate] [--quiet]\n"
+      "       aclgraph-inspector runs --db FILE [--json] [--run ID]\n"
+      "       aclgraph-inspector report SCENARIO|GRAPH|PROJECT.aclgi... -o FILE.json|FILE.md|FILE.html [--compare] "
+      "[--title TEXT]\n"
+      "       aclgraph-inspector passes SCENARIO|GRAPH [--graph ID] [--set NAME=VALUE ...] [--symbols "
+      "s0=4,...] [--json] [--verbose] [--emit-code OUT]\n"
+      "       aclgraph-inspector stages DEBUG_DIR [--model NAME] [--diff A B] [--json] [-o FILE]\n"
+      "       aclgraph-inspector cache ls PATH | show FILE | readable FILE [-o OUT] | key [--set NAME=VALUE ...] "
+      "[--repr FILE] [--against PATH]   (cache --help)\n"
+      "       aclgraph-inspector snapshot FILE [--json] [--device N] [-o FILE]   (a PyTorch/torch_npu memory "
+      "snapshot)\n"
+      "       aclgraph-inspector generate decoder [--layers N] [--batches 1,2,4] [--decode-calls N] "
+      "[--config JSON] [-o FILE]\n"
+      "       aclgraph-inspector --help | --version\n";
 
 } // namespace
 
@@ -60,6 +65,8 @@ int runSubcommand(int argc, char** argv, std::ostream& out, std::ostream& err)
         return runsCommand(args, out, err);
     if (cmd == "report")
         return reportCommand(args, out, err);
+    if (cmd == "snapshot")
+        return snapshotCommand(args, out, err);
     if (cmd == "--help" || cmd == "-h" || cmd == "help") {
         out << kUsage;
         return 0;

@@ -23,6 +23,10 @@ int importCommand(const std::vector<std::string>& args, std::ostream& out, std::
 int runsCommand(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
 /// `report INPUT... -o FILE.json|.md|.html|.pdf [--compare | --compare-set NAME=VALUE] [--title TEXT]`.
 int reportCommand(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
+/// `snapshot FILE [--json] [--device N] [-o FILE]`: per pool of a real memory snapshot its
+/// segments, reserved, allocated and peak bytes, and the captured graph it belongs to
+/// (snapshot_command.cpp; docs/snapshots.md).
+int snapshotCommand(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
 
 /// Writes a command's result to `out`, or to the file `outPath` when it is not empty; returns the
 /// exit code (1 when the file cannot be written, with a message on `err`).

@@ -1,0 +1,56 @@
+// Loading a large memory snapshot with the streaming reader (engine/snapshot/memory_snapshot.h):
+// a file written by `tests/data/snapshots/make_snapshot_fixtures.py --large FILE --mib N`.
+// scripts/bench_snapshot.py runs this benchmark alone in its own process (so that the peak RSS is
+// the reader's) and times Python's pickle.load of the same file in the same run. Speed is reported,
+// never asserted. See bench/README.md.
+//
+// Environment: ACLGI_BENCH_SNAPSHOT=FILE names the snapshot; without it the benchmark is skipped.
+// Counters: input_mib, peak_rss_mib (the process's high-water mark), rss_per_input (the ratio the
+// issue bounds by 3), entries (trace entries read).
+#include "engine/snapshot/memory_snapshot.h"
+
+#include <benchmark/benchmark.h>
+#include <cstdlib>
+#include <string>
+#include <sys/resource.h>
+#include <sys/stat.h>
+
+namespace {
+
+void BM_ReadSnapshotFile(benchmark::State& state)
+{
+    const char* path = std::getenv("ACLGI_BENCH_SNAPSHOT");
+    if (!path || !*path) {
+        state.SkipWithError("ACLGI_BENCH_SNAPSHOT is not set (scripts/bench_snapshot.py sets it)");
+        return;
+    }
+    struct stat st;
+    if (::stat(path, &st) != 0) {
+        state.SkipWithError("ACLGI_BENCH_SNAPSHOT names no file");
+        return;
+    }
+    double entries = 0;
+    for (auto _ : state) {
+        auto snap = engine::snapshot::readSnapshotFile(path);
+        if (!snap) {
+            state.SkipWithError(snap.error().toString().c_str());
+            return;
+        }
+        entries = 0;
+        for (const auto& trace : snap->deviceTraces)
+            entries += double(trace.size());
+        benchmark::DoNotOptimize(snap->segments.data());
+    }
+    struct rusage usage;
+    getrusage(RUSAGE_SELF, &usage);
+    const double mib = double(1 << 20);
+    const double rss = double(usage.ru_maxrss) * 1024;
+    state.SetBytesProcessed(int64_t(state.iterations()) * int64_t(st.st_size));
+    state.counters["input_mib"] = double(st.st_size) / mib;
+    state.counters["peak_rss_mib"] = rss / mib;
+    state.counters["rss_per_input"] = rss / double(st.st_size);
+    state.counters["entries"] = entries;
+}
+BENCHMARK(BM_ReadSnapshotFile)->Unit(benchmark::kMillisecond)->Iterations(1);
+
+} // namespace

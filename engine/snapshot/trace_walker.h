@@ -1,0 +1,76 @@
+#pragma once
+/// Replaying one device's trace (internal to engine/snapshot): the final segments of the file are
+/// the truth, the trace is undone from its last entry to its first to find the state before the
+/// window (a ring buffer may start mid-life), then applied forward entry by entry. What undoing
+/// forgets (the size of a block, the pool of a segment) is kept per entry for the forward pass, so
+/// the forward pass ends exactly at the file's state when the trace agrees with it.
+///
+/// Blocks: only active ones (allocated or pending free) are tracked; the free blocks of a segment
+/// are its gaps, as the caching allocator merges free neighbours.
+#include "engine/snapshot/memory_snapshot.h"
+
+#include <functional>
+#include <map>
+#include <unordered_map>
+
+namespace engine::snapshot::detail {
+
+class TraceWalker {
+public:
+    struct Seg {
+        memory::PoolId pool;
+        int64_t stream = 0;
+        bool small = false;
+        bool expandable = false;
+        uint64_t size = 0;
+    };
+    struct Live {
+        uint64_t size = 0, requested = 0;
+        bool pending = false; ///< free requested, not completed
+        int64_t owner = memory::kNoOwner; ///< the alloc entry's index; kNoOwner before the window
+        memory::PoolId pool; ///< of its segment when it was made (the totals are per pool)
+    };
+    struct Totals {
+        uint64_t reserved = 0, allocated = 0; ///< allocated: not pending
+    };
+
+    TraceWalker(const Snapshot& snapshot, int device);
+
+    /// Undoes the trace, then calls `after(i)` after applying each entry i (the walker's state is
+    /// the state after entry i). `before()` is called once with the state before the first entry.
+    void run(const std::function<void()>& before, const std::function<void(size_t)>& after);
+
+    const std::map<uint64_t, Seg>& segments() const { return m_segs; }
+    const std::map<uint64_t, Live>& live() const { return m_live; }
+    const std::map<memory::PoolId, Totals>& totals() const { return m_totals; }
+    const std::vector<std::string>& warnings() const { return m_warnings; }
+    /// The state as the simulator's MemoryState; streams as indices into streams().
+    runtime::MemoryState state() const;
+    const std::vector<int64_t>& streams() const { return m_streams; }
+
+private:
+    void undo(size_t i);
+    void apply(size_t i);
+    void addSeg(uint64_t addr, const Seg& s);
+    bool removeSeg(uint64_t addr, Seg* removed);
+    void addLive(uint64_t addr, const Live& l);
+    bool removeLive(uint64_t addr, Live* removed);
+    void setPending(uint64_t addr, bool pending, size_t i);
+    /// [addr, addr+size) mapped (true) or unmapped (false) in an expandable segment.
+    void map(uint64_t addr, uint64_t size, const Seg& like);
+    bool unmap(uint64_t addr, uint64_t size, Seg* removed);
+    const Seg* segmentOf(uint64_t addr, uint64_t* base = nullptr) const;
+    void warn(size_t i, const std::string& what);
+    int streamIndex(int64_t handle);
+
+    const TraceList* m_trace = nullptr;
+    std::map<uint64_t, Seg> m_segs;
+    std::map<uint64_t, Live> m_live;
+    std::map<memory::PoolId, Totals> m_totals;
+    std::unordered_map<size_t, Live> m_allocs; ///< per alloc entry: the block it made (learned when undoing)
+    std::unordered_map<size_t, Seg> m_segInfo; ///< per segment entry: the segment it made or removed
+    std::vector<std::string> m_warnings;
+    std::vector<int64_t> m_streams;
+};
+
+} // namespace engine::snapshot::detail

@@ -1,0 +1,149 @@
+// `aclgraph-inspector snapshot FILE [--json] [--device N] [-o FILE]`: what a real memory snapshot
+// (torch.cuda.memory._dump_snapshot / torch_npu) says per pool. The JSON is documented in
+// docs/snapshots.md.
+#include "engine/report/simulation_report.h"
+#include "engine/snapshot/memory_snapshot.h"
+#include "gui/cli/cli_util.h"
+#include "gui/cli/commands.h"
+
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <ostream>
+#include <sstream>
+
+namespace gui::cli {
+
+namespace {
+
+const char* kSnapshotUsage = "usage: aclgraph-inspector snapshot FILE [--json] [--device N] [-o FILE]\n";
+
+using engine::snapshot::PoolSummary;
+using engine::snapshot::Snapshot;
+
+nlohmann::json poolJson(const PoolSummary& p)
+{
+    return { { "device", p.device }, { "pool", { p.pool.first, p.pool.second } }, { "segments", p.segments },
+        { "reserved", p.reserved }, { "allocated", p.allocated }, { "active", p.active }, { "requested", p.requested },
+        { "peak_reserved", p.peakReserved }, { "peak_allocated", p.peakAllocated },
+        { "graph", p.graph.empty() ? nlohmann::json(nullptr) : nlohmann::json(p.graph) },
+        { "graph_evidence", p.graphEvidence } };
+}
+
+std::string toJson(const Snapshot& s, const std::vector<PoolSummary>& pools, std::optional<int> device)
+{
+    nlohmann::json j;
+    j["file"] = s.path;
+    j["protocol"] = s.protocol;
+    j["bare_list"] = s.bareList;
+    j["pools"] = nlohmann::json::array();
+    uint64_t reserved = 0, allocated = 0;
+    int segments = 0;
+    for (const PoolSummary& p : pools) {
+        j["pools"].push_back(poolJson(p));
+        reserved += p.reserved;
+        allocated += p.allocated;
+        segments += p.segments;
+    }
+    j["totals"] = { { "segments", segments }, { "reserved", reserved }, { "allocated", allocated } };
+    nlohmann::json traces = nlohmann::json::array();
+    for (size_t d = 0; d < s.deviceTraces.size(); ++d)
+        if (!device || int(d) == *device)
+            traces.push_back({ { "device", int(d) }, { "entries", s.deviceTraces[d].size() } });
+    j["traces"] = traces;
+    j["frames"] = s.frames.size();
+    j["stacks"] = s.stacks.size();
+    nlohmann::json settings = nlohmann::json::object();
+    for (const auto& [k, v] : s.allocatorSettings)
+        settings[k] = v;
+    j["allocator_settings"] = settings;
+    j["warnings"] = s.warnings;
+    return j.dump(1) + "\n";
+}
+
+std::string toText(const Snapshot& s, const std::vector<PoolSummary>& pools)
+{
+    using engine::report::formatMiB;
+    std::ostringstream o;
+    o << "snapshot " << s.path << " (pickle protocol " << s.protocol << (s.bareList ? ", segment list only" : "")
+      << ")\n";
+    o << pad("device", 7) << pad("pool", 16) << pad("segments", 9, true) << pad("reserved", 14, true)
+      << pad("allocated", 14, true) << pad("peak reserved", 15, true) << pad("peak allocated", 16, true) << "  graph\n";
+    uint64_t reserved = 0, allocated = 0;
+    int segments = 0;
+    for (const PoolSummary& p : pools) {
+        o << pad(std::to_string(p.device), 7) << pad(p.pool.str(), 16) << pad(std::to_string(p.segments), 9, true)
+          << pad(formatMiB(p.reserved), 14, true) << pad(formatMiB(p.allocated), 14, true)
+          << pad(formatMiB(p.peakReserved), 15, true) << pad(formatMiB(p.peakAllocated), 16, true) << "  "
+          << (p.graph.empty() ? "-" : p.graph) << "\n";
+        if (!p.graphEvidence.empty())
+            o << "        why: " << p.graphEvidence << "\n";
+        reserved += p.reserved;
+        allocated += p.allocated;
+        segments += p.segments;
+    }
+    o << "total: " << pools.size() << " pools, " << segments << " segments, " << formatMiB(reserved) << " reserved, "
+      << formatMiB(allocated) << " allocated\n";
+    for (size_t d = 0; d < s.deviceTraces.size(); ++d)
+        if (!s.deviceTraces[d].empty())
+            o << "trace of device " << d << ": " << s.deviceTraces[d].size() << " entries\n";
+    for (const std::string& w : s.warnings)
+        o << "warning: " << w << "\n";
+    return o.str();
+}
+
+} // namespace
+
+int snapshotCommand(const std::vector<std::string>& args, std::ostream& out, std::ostream& err)
+{
+    std::string file, outPath;
+    bool json = false;
+    std::optional<int> device;
+    for (size_t i = 0; i < args.size(); ++i) {
+        const std::string& a = args[i];
+        if (a == "--json") {
+            json = true;
+        } else if ((a == "--device" || a == "-o") && i + 1 < args.size()) {
+            const std::string& v = args[++i];
+            if (a == "-o") {
+                outPath = v;
+                continue;
+            }
+            try {
+                size_t used = 0;
+                device = std::stoi(v, &used);
+                if (used != v.size() || *device < 0)
+                    throw std::invalid_argument(v);
+            } catch (const std::exception&) {
+                err << "snapshot: --device takes a device ordinal, not '" << v << "'\n" << kSnapshotUsage;
+                return 2;
+            }
+        } else if (a == "--help" || a == "-h") {
+            out << kSnapshotUsage;
+            return 0;
+        } else if (!a.empty() && a[0] == '-') {
+            err << "snapshot: unknown option " << a << "\n" << kSnapshotUsage;
+            return 2;
+        } else if (file.empty()) {
+            file = a;
+        } else {
+            err << "snapshot: one FILE only\n" << kSnapshotUsage;
+            return 2;
+        }
+    }
+    if (file.empty()) {
+        err << kSnapshotUsage;
+        return 2;
+    }
+    auto snap = engine::snapshot::readSnapshotFile(file);
+    if (!snap.ok()) {
+        err << "error: " << snap.error().toString() << "\n";
+        return 1;
+    }
+    std::vector<PoolSummary> pools;
+    for (PoolSummary& p : engine::snapshot::summarizePools(*snap))
+        if (!device || p.device == *device)
+            pools.push_back(std::move(p));
+    return writeResult(json ? toJson(*snap, pools, device) : toText(*snap, pools), outPath, out, err);
+}
+
+} // namespace gui::cli
