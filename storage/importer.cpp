@@ -11,6 +11,7 @@
 #include "engine/readers/fx_reader.h"
 #include "engine/readers/torchair_module.h"
 #include "engine/scenario/scenario.h"
+#include "engine/snapshot/snapshot_run.h"
 #include "storage/cache_store.h"
 #include "storage/graph_store.h"
 #include "storage/project_db.h"
@@ -32,8 +33,8 @@ using engine::Graph;
 
 const char* sourceKindName(SourceKind kind)
 {
-    static const char* names[]
-        = { "fx_graph", "scenario", "torchair_module", "debug_dir", "compiled_module", "torchair_cache" };
+    static const char* names[] = { "fx_graph", "scenario", "torchair_module", "debug_dir", "compiled_module",
+        "torchair_cache", "memory_snapshot" };
     return names[int(kind)];
 }
 
@@ -111,10 +112,14 @@ struct Payload {
     };
     std::vector<GraphItem> graphs;
     std::optional<engine::cache::CacheScan> cache;
-    /// A scenario's run under its own config (ImportOptions::simulateScenarios), with its memory.
-    std::optional<engine::runtime::Simulation> run;
-    std::unique_ptr<engine::runtime::MemoryTimeline> memory;
-    std::string backend;
+    /// A scenario's run under its own config (ImportOptions::simulateScenarios), or a memory
+    /// snapshot's device, with its memory.
+    struct RunItem {
+        engine::runtime::Simulation sim;
+        std::unique_ptr<engine::runtime::MemoryTimeline> memory;
+        std::string backend;
+    };
+    std::vector<RunItem> runs;
     std::vector<std::string> diagnostics;
 };
 
@@ -189,19 +194,17 @@ Result<void> readScenario(const std::string& path, Payload& p, bool runPasses, b
         return s.error();
     p.diagnostics = s->diagnostics;
     if (simulate) {
-        p.memory = std::make_unique<engine::runtime::MemoryTimeline>();
+        auto memory = std::make_unique<engine::runtime::MemoryTimeline>();
         engine::runtime::SimulationOptions sim;
-        sim.observeMemory = [&p](const engine::runtime::Event& e, const engine::memory::CachingAllocator& a) {
-            p.memory->observe(e.index, a);
+        sim.observeMemory = [&memory](const engine::runtime::Event& e, const engine::memory::CachingAllocator& a) {
+            memory->observe(e.index, a);
         };
         auto run = engine::runtime::simulate(*s, sim);
         if (run) {
-            p.backend = engine::config::backendName(run->options.backend);
-            p.run = std::move(run.value());
-        } else {
+            const std::string backend = engine::config::backendName(run->options.backend);
+            p.runs.push_back({ std::move(run.value()), std::move(memory), backend });
+        } else
             p.diagnostics.push_back(path + ": warning: not simulated: " + run.error().toString());
-            p.memory.reset();
-        }
     }
     std::optional<engine::config::Options> options;
     if (runPasses)
@@ -275,6 +278,30 @@ Result<void> readDebugFolder(const std::string& path, Payload& p, bool runPasses
     return {};
 }
 
+/// A memory snapshot: one run per device it has memory or a trace for (engine/snapshot/snapshot_run.h).
+Result<void> readMemorySnapshot(const std::string& path, Payload& p, const ImportOptions& options)
+{
+    engine::snapshot::ReadOptions read;
+    if (options.cancelled)
+        read.progress = [&](uint64_t, uint64_t) { return !options.cancelled(); };
+    auto snapshot = engine::snapshot::readSnapshotFile(path, read);
+    if (!snapshot)
+        return snapshot.error();
+    p.diagnostics = snapshot->warnings;
+    for (int device : engine::snapshot::snapshotDevices(*snapshot)) {
+        if (options.cancelled && options.cancelled())
+            return Error { ErrorCode::Cancelled, "cancelled", path };
+        auto run = engine::snapshot::snapshotAsRun(*snapshot, device);
+        if (!run)
+            return run.error();
+        auto memory = std::make_unique<engine::runtime::MemoryTimeline>(std::move(run->timeline));
+        p.runs.push_back({ std::move(run->sim), std::move(memory), "snapshot" });
+    }
+    if (p.runs.empty())
+        p.diagnostics.push_back(path + ": warning: the snapshot holds no segment and no trace entry");
+    return {};
+}
+
 Result<Payload> readSource(SourceKind kind, const std::string& path, const ImportOptions& options)
 {
     Payload p;
@@ -291,6 +318,9 @@ Result<Payload> readSource(SourceKind kind, const std::string& path, const Impor
         break;
     case SourceKind::DebugDir:
         r = readDebugFolder(path, p, options.runPasses);
+        break;
+    case SourceKind::MemorySnapshot:
+        r = readMemorySnapshot(path, p, options);
         break;
     case SourceKind::CacheFile:
     case SourceKind::CacheDir: {
@@ -337,11 +367,11 @@ Result<void> writePayload(WriteContext& ctx, int64_t sourceId, Payload& p, Sourc
         if (auto c = ctx.checkpoint(); !c)
             return c.error();
     }
-    if (p.run) {
+    for (const Payload::RunItem& run : p.runs) {
         RunPlace place;
         place.sourceId = sourceId;
-        place.backend = p.backend;
-        auto id = writeRun(ctx, *p.run, place, p.memory.get());
+        place.backend = run.backend;
+        auto id = writeRun(ctx, run.sim, place, run.memory.get());
         if (!id)
             return id.error();
         ++result.runs;
@@ -381,7 +411,7 @@ Result<SourceKind> fileKind(const std::string& path)
     if (head.empty())
         return Error { ErrorCode::InvalidArgument, "the file is empty", path };
     if (static_cast<unsigned char>(head[0]) == 0x80)
-        return SourceKind::CacheFile;
+        return engine::snapshot::looksLikeSnapshot(head) ? SourceKind::MemorySnapshot : SourceKind::CacheFile;
     if (head.find('\0') != std::string::npos)
         return Error { ErrorCode::InvalidArgument,
             "binary data that is neither a compiled_module (pickle) nor text aclgraph-inspector reads", path };

@@ -27,9 +27,10 @@ enum class SourceKind {
     DebugDir, ///< a TORCH_COMPILE_DEBUG folder (any level with NNN_*.txt dumps below it)
     CacheFile, ///< one compiled_module
     CacheDir, ///< a .torchair_cache tree (any level)
+    MemorySnapshot, ///< a PyTorch / torch_npu memory snapshot pickle (engine/snapshot): a run per device
 };
-const char* sourceKindName(
-    SourceKind kind); ///< "fx_graph", "scenario", "torchair_module", "debug_dir", "compiled_module", "torchair_cache"
+const char* sourceKindName(SourceKind kind); ///< "fx_graph", "scenario", "torchair_module", "debug_dir",
+                                             ///< "compiled_module", "torchair_cache", "memory_snapshot"
 /// Tells the kind from the path and its first bytes. Error (naming the path) when it is none.
 Result<SourceKind> detectSourceKind(const std::string& path);
 /// The content hash of a file (md5 of its bytes) or a folder (md5 over every regular file's

@@ -80,6 +80,7 @@ Result<std::string> buildReportJson(const ReportRequest& request)
         const std::string& input = request.inputs[size_t(i)];
         Result<void> done = endsWith(input, ".aclgi") ? loadProject(input, request.projectRuns, loaded)
             : isCacheInput(input)                     ? loadCache(input, loaded)
+            : isSnapshotInput(input)                  ? loadSnapshot(input, loaded)
                                                       : loadSimulated(input, request.compareSettings, loaded);
         if (!done)
             return done.error();

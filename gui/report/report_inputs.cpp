@@ -3,6 +3,7 @@
 
 #include "engine/passes/pipeline.h"
 #include "engine/scenario/load.h"
+#include "engine/snapshot/snapshot_run.h"
 #include "gui/graph/graph_layout.h"
 #include "gui/graph/graph_svg.h"
 #include "storage/cache_store.h"
@@ -105,7 +106,32 @@ bool isCacheInput(const std::string& path)
         return true;
     std::ifstream f(path, std::ios::binary);
     char first = 0;
-    return f.get(first) && static_cast<unsigned char>(first) == 0x80; // a pickle's PROTO opcode
+    return f.get(first) && static_cast<unsigned char>(first) == 0x80 // a pickle's PROTO opcode
+        && !isSnapshotInput(path);
+}
+
+bool isSnapshotInput(const std::string& path)
+{
+    std::ifstream f(path, std::ios::binary);
+    std::string head(4096, '\0');
+    f.read(head.data(), std::streamsize(head.size()));
+    head.resize(size_t(f.gcount()));
+    return engine::snapshot::looksLikeSnapshot(head);
+}
+
+Result<void> loadSnapshot(const std::string& path, LoadedInputs& into)
+{
+    auto snapshot = engine::snapshot::readSnapshotFile(path);
+    if (!snapshot)
+        return snapshot.error();
+    for (int device : engine::snapshot::snapshotDevices(*snapshot)) {
+        auto run = engine::snapshot::snapshotAsRun(*snapshot, device);
+        if (!run)
+            return run.error();
+        std::string label = run->sim.scenarioName;
+        into.runs.push_back({ std::move(run->sim), std::move(label), {}, {}, {}, {} });
+    }
+    return {};
 }
 
 Result<engine::report::GraphDrawing> drawGraph(

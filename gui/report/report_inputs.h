@@ -54,6 +54,12 @@ engine::Result<void> loadProject(const std::string& path, const std::vector<int6
 engine::Result<void> loadSimulated(
     const std::string& input, const std::vector<engine::config::Setting>& settings, LoadedInputs& into);
 
+/// A memory snapshot pickle (engine/snapshot), told from other pickles by its first bytes.
+bool isSnapshotInput(const std::string& path);
+/// Each device of the snapshot as a run (snapshot_run.h): its pools with their graphs and peaks,
+/// memory over its trace entries.
+engine::Result<void> loadSnapshot(const std::string& path, LoadedInputs& into);
+
 /// The folder or file scanned as `cache ls` scans it.
 engine::Result<void> loadCache(const std::string& path, LoadedInputs& into);
 

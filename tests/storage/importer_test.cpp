@@ -11,6 +11,8 @@
 #include <filesystem>
 #include <fstream>
 #include <gtest/gtest.h>
+#include <map>
+#include <nlohmann/json.hpp>
 #include <sys/wait.h>
 #include <thread>
 #include <unistd.h>
@@ -358,3 +360,71 @@ TEST_F(Importer, KilledMidImportLeavesCompletedImportsIntact)
 }
 
 } // namespace
+
+// A memory snapshot (tests/data/snapshots, made by make_snapshot_fixtures.py) is imported as a run per
+// device: one event per trace entry, the memory after the last one is the file's own final state
+// pool by pool (manifest.json, written by the same script), and the private pools keep the captured
+// graph the frames name. A compiled_module, also a pickle, is still a cache entry; a truncated
+// snapshot is refused, naming the file and the offset, and nothing is written.
+TEST_F(Importer, ImportsAMemorySnapshotAsARunPerDevice)
+{
+    const std::string dir = kData + "/snapshots/";
+    ASSERT_EQ(detectSourceKind(dir + "graph_pools.pickle").value(), SourceKind::MemorySnapshot);
+    ASSERT_EQ(detectSourceKind(dir + "bare_list.pickle").value(), SourceKind::MemorySnapshot);
+    std::ifstream manifestFile(dir + "manifest.json");
+    const auto manifest = nlohmann::json::parse(manifestFile);
+    const auto& expected = manifest.at("graph_pools.pickle");
+
+    const std::string db = file("p.aclgi");
+    auto results = importPaths(db, { dir + "graph_pools.pickle" });
+    ASSERT_TRUE(results.ok());
+    ASSERT_EQ((*results)[0].status, Status::Imported) << (*results)[0].message;
+    EXPECT_EQ((*results)[0].kind, "memory_snapshot");
+    EXPECT_EQ((*results)[0].runs, 1);
+    auto project = openProject(db);
+    auto runs = listRuns(*project);
+    ASSERT_TRUE(runs.ok());
+    ASSERT_EQ(runs->size(), 1u);
+    const RunRow& row = runs->front();
+    EXPECT_EQ(row.backend, "snapshot");
+    EXPECT_EQ(row.calls, 0);
+    EXPECT_EQ(row.events, expected.at("trace_entries").get<int>());
+    auto run = readRun(*project, row.id);
+    ASSERT_TRUE(run.ok()) << run.error().toString();
+    for (const auto& e : run->sim.events)
+        EXPECT_EQ(e.kind, engine::runtime::EventKind::MemoryTrace);
+
+    auto last = memoryAt(*project, row.id, row.events - 1);
+    ASSERT_TRUE(last.ok()) << last.error().toString();
+    std::map<std::string, std::pair<uint64_t, uint64_t>> pools; // reserved, allocated
+    for (const auto& p : *last)
+        if (p.reserved > 0)
+            pools[p.pool.str()] = { p.reserved, p.allocated };
+    ASSERT_EQ(pools.size(), expected.at("pools").size());
+    for (const auto& [pool, facts] : expected.at("pools").items()) {
+        ASSERT_TRUE(pools.count(pool)) << pool;
+        EXPECT_EQ(pools[pool].first, facts.at("reserved").get<uint64_t>()) << pool;
+        EXPECT_EQ(pools[pool].second, facts.at("allocated").get<uint64_t>()) << pool;
+    }
+    int attributed = 0;
+    for (const auto& p : run->sim.pools) {
+        if (p.graphs.empty())
+            continue;
+        ++attributed;
+        EXPECT_FALSE(p.pool.isDefault()) << "the default pool belongs to no captured graph";
+        EXPECT_TRUE(p.graphs[0].find("capture") != std::string::npos) << p.graphs[0];
+    }
+    EXPECT_GE(attributed, 2);
+
+    // Another pickle is no snapshot; a cut snapshot writes nothing.
+    auto module = detectSourceKind(kData
+        + "/cache/torchair_cache/Model_dynamic_aclgraphcache_a007f6e6dc2040589dddfbe1c0a1a354/decode/compiled_module");
+    ASSERT_TRUE(module.ok());
+    EXPECT_EQ(*module, SourceKind::CacheFile);
+    const std::string before = dumpAll(*project);
+    auto cut = importPaths(db, { dir + "truncated.pickle" });
+    ASSERT_TRUE(cut.ok());
+    EXPECT_EQ((*cut)[0].status, Status::Failed);
+    EXPECT_NE((*cut)[0].message.find("truncated.pickle: offset "), std::string::npos) << (*cut)[0].message;
+    EXPECT_EQ(dumpAll(*project), before);
+}
