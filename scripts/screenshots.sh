@@ -54,6 +54,10 @@ shot graph-decoder80.png "$work/decoder80.aclgi" --step 13
 shot inspector-node.png "$work/samples.aclgi" --select decode --node final_rms --dock Passes
 # The compile cache browser.
 shot cache-browser.png "$work/cache.aclgi" --select decode --dock Cache
+# A recorded memory snapshot (a fixture with private pools of captured graphs) stepped, with the
+# Memory view per pool, beside sample 07's simulated run in the same project.
+"$app" import tests/data/snapshots/graph_pools.pickle --db "$work/snapshot.aclgi" --quiet
+shot memory-snapshot.png "$work/snapshot.aclgi" --select "#1 memory snapshot graph_pools.pickle, device 0" --step 9 --dock Memory
 # The About box, from its test.
 ACLGI_SCREENSHOTS="$work" QT_QPA_PLATFORM=offscreen build/tests/gui/about_dialog_test >/dev/null
 cp "$work/about_dialog.png" "$out/about.png"
