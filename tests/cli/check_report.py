@@ -159,4 +159,17 @@ with tempfile.TemporaryDirectory() as tmp:
     run("report", project2, "-o", tmp / "pc.html")
     check(self_contained((tmp / "pc.html").read_text()), "the project report is self-contained")
 
+# A recorded memory snapshot beside the simulated run of a scenario: prediction and recording compared.
+snapshot = SAMPLES.parent.parent / "tests" / "data" / "snapshots" / "graph_pools.pickle"
+with tempfile.TemporaryDirectory() as tmp:
+    out = pathlib.Path(tmp) / "s.json"
+    run("report", held, snapshot, "--compare", "-o", out)
+    doc = json.loads(out.read_text())
+    check([r["label"] for r in doc["runs"]][1] == "memory snapshot graph_pools.pickle, device 0",
+          "the snapshot is a run of the report")
+    pools = doc["runs"][1]["simulation"]["pools"]
+    check(any("capture" in " ".join(p.get("graphs", [])) for p in pools), "its private pools name their captured graph")
+    rows = {(r["section"], r["metric"]): r for r in doc["comparison"]["rows"]}
+    check(rows[("totals", "calls")]["a"] == "7" and rows[("totals", "calls")]["b"] == "0", "compared with the run")
+
 _checks.finish()
