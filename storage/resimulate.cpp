@@ -70,21 +70,6 @@ struct BaseRun {
     int graphs = 0;
 };
 
-/// `SELECT columns FROM runs WHERE id = runId`, stepped to its row; NotFound without one.
-Result<Statement> runRow(Database& db, int64_t runId, const std::string& columns)
-{
-    auto s = db.prepare("SELECT " + columns + " FROM runs WHERE id = ?");
-    if (!s)
-        return s.error();
-    s->bind(1, runId);
-    auto found = s->step();
-    if (!found)
-        return found.error();
-    if (!*found)
-        return Error { ErrorCode::NotFound, "no run " + std::to_string(runId) + " in the project", db.path() };
-    return std::move(*s);
-}
-
 Result<std::vector<std::string>> overridesOf(Database& db, int64_t runId, const Statement& s, int column)
 {
     auto list = detail::parseStringArray(s.columnText(column));
@@ -95,7 +80,7 @@ Result<std::vector<std::string>> overridesOf(Database& db, int64_t runId, const 
 
 Result<BaseRun> readBase(Database& db, int64_t runId)
 {
-    auto s = runRow(
+    auto s = detail::selectRun(
         db, runId, "scenario_path, calls, (SELECT count(*) FROM run_graphs WHERE run_id = runs.id), overrides");
     if (!s)
         return s.error();
@@ -140,7 +125,7 @@ Result<int64_t> storeSimulation(Database& db, const std::string& scenarioPath, c
 
 Result<std::vector<std::string>> readRunOverrides(Database& db, int64_t runId)
 {
-    auto s = runRow(db, runId, "overrides");
+    auto s = detail::selectRun(db, runId, "overrides");
     if (!s)
         return s.error();
     return overridesOf(db, runId, *s, 0);

@@ -2,6 +2,7 @@
 // Simulation, and device memory at any event from the nearest keyframe.
 #include "storage/run_store.h"
 #include "storage/run_store_text.h"
+#include "storage/store_util.h"
 
 #include <algorithm>
 #include <map>
@@ -110,11 +111,6 @@ bool readInputs(const std::string& text, std::vector<InputAction>& out)
             a.value("bytes", uint64_t(0)), a.value("detail", std::string()) });
     }
     return true;
-}
-
-Error noRun(Database& db, int64_t runId)
-{
-    return Error { ErrorCode::NotFound, "no run " + std::to_string(runId) + " in the project", db.path() };
 }
 
 Result<void> readGraphsAndPools(Database& db, int64_t runId, Simulation& sim)
@@ -317,15 +313,9 @@ Result<std::vector<RunRow>> listRuns(Database& db)
 
 Result<RunHeader> readRunHeader(Database& db, int64_t runId)
 {
-    auto s = db.prepare(std::string("SELECT ") + kRunColumns + ", config, warnings FROM runs WHERE id = ?");
+    auto s = detail::selectRun(db, runId, std::string(kRunColumns) + ", config, warnings");
     if (!s)
         return s.error();
-    s->bind(1, runId);
-    auto found = s->step();
-    if (!found)
-        return found.error();
-    if (!*found)
-        return noRun(db, runId);
     RunHeader header;
     header.row = runRow(*s);
     header.backend = header.row.backend == engine::config::backendName(engine::config::Backend::NpugraphEx)
@@ -375,15 +365,9 @@ Result<StoredRun> readRun(Database& db, int64_t runId)
 Result<std::vector<PoolSnapshot>> memoryAt(Database& db, int64_t runId, int event)
 {
     const std::string what = "run " + std::to_string(runId) + " event " + std::to_string(event);
-    auto run = db.prepare("SELECT events, keyframe_interval FROM runs WHERE id = ?");
+    auto run = detail::selectRun(db, runId, "events, keyframe_interval");
     if (!run)
         return run.error();
-    run->bind(1, runId);
-    auto found = run->step();
-    if (!found)
-        return found.error();
-    if (!*found)
-        return noRun(db, runId);
     const int64_t events = run->columnInt(0);
     if (run->columnInt(1) <= 0)
         return Error { ErrorCode::NotFound, "run " + std::to_string(runId) + " was stored without its memory timeline",

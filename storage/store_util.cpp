@@ -101,4 +101,18 @@ Error badRow(const Database& db, const std::string& message)
     return Error { ErrorCode::ParseError, message, db.path() };
 }
 
+Result<Statement> selectRun(Database& db, int64_t runId, const std::string& columns)
+{
+    auto s = db.prepare("SELECT " + columns + " FROM runs WHERE id = ?");
+    if (!s)
+        return s.error();
+    s->bind(1, runId);
+    auto found = s->step();
+    if (!found)
+        return found.error();
+    if (!*found)
+        return Error { ErrorCode::NotFound, "no run " + std::to_string(runId) + " in the project", db.path() };
+    return std::move(*s);
+}
+
 } // namespace storage::detail

@@ -29,6 +29,10 @@ Statement& bindOptional(Statement& s, int index, const std::optional<int64_t>& v
 std::optional<std::string> optionalText(const Statement& s, int column);
 std::optional<int64_t> optionalInt(const Statement& s, int column);
 
+/// `SELECT columns FROM runs WHERE id = runId`, stepped to its row; NotFound ("no run N in the
+/// project", the project's path as context) without one.
+Result<Statement> selectRun(Database& db, int64_t runId, const std::string& columns);
+
 /// Runs a prepared INSERT and counts the row (ctx.row(): the import's cancel point).
 template <typename Ctx> Result<void> insertRow(Ctx& ctx, Statement& s)
 {

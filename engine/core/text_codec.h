@@ -7,6 +7,12 @@
 
 namespace engine {
 
+/// Whether `s` ends with `tail`.
+inline bool endsWith(std::string_view s, std::string_view tail)
+{
+    return s.size() >= tail.size() && s.substr(s.size() - tail.size()) == tail;
+}
+
 /// Appends code point `cp` (at most 0x10FFFF; surrogates are encoded as they are) as UTF-8.
 void appendUtf8(std::string& out, uint32_t cp);
 /// 0-15 for a hexadecimal digit, -1 otherwise.

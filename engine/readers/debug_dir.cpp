@@ -1,6 +1,7 @@
 // readDebugDir: a TORCH_COMPILE_DEBUG folder as groups of pass stages (debug_dir.h).
 #include "engine/readers/debug_dir.h"
 
+#include "engine/core/text_codec.h"
 #include "engine/passes/pass_report.h"
 
 #include <algorithm>
@@ -18,11 +19,6 @@ namespace {
 bool startsWith(const std::string& s, const std::string& prefix)
 {
     return s.compare(0, prefix.size(), prefix) == 0;
-}
-
-bool endsWith(const std::string& s, const std::string& suffix)
-{
-    return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
 
 bool isDigit(char c)

@@ -1,5 +1,6 @@
 // One FX graph from the statements of a readable `forward`: the nodes a right-hand side makes,
 // return statements, the pytree calling convention, arguments, and the finished graph.
+#include "engine/core/text_codec.h"
 #include "engine/readers/fx_code_builder.h"
 
 #include <algorithm>
@@ -34,11 +35,6 @@ const Expr& rootOf(const Expr& e)
     while (r->kind == Expr::Kind::Attr)
         r = &r->kids[0];
     return *r;
-}
-
-bool endsWith(const std::string& s, const std::string& suffix)
-{
-    return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
 
 // dottedName() spelled into `out` at once, without a string per level: false (out unspecified) when

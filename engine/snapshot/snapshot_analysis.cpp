@@ -1,5 +1,6 @@
 // What a read snapshot says: per-pool totals and peaks, which captured graph a private pool
 // belongs to (the rules are listed in docs/snapshots.md), labels of stacks, and the trace replay.
+#include "engine/core/text_codec.h"
 #include "engine/snapshot/memory_snapshot.h"
 #include "engine/snapshot/trace_walker.h"
 
@@ -10,11 +11,6 @@
 namespace engine::snapshot {
 
 namespace {
-
-bool endsWith(std::string_view s, std::string_view tail)
-{
-    return s.size() >= tail.size() && s.substr(s.size() - tail.size()) == tail;
-}
 
 bool contains(std::string_view s, std::string_view part)
 {

@@ -1,6 +1,7 @@
 // Loading a report's inputs and writing its formats (report_builder.h).
 #include "gui/report/report_builder.h"
 
+#include "engine/core/text_codec.h"
 #include "engine/report/report_doc.h"
 #include "engine/report/report_html.h"
 #include "engine/report/run_compare.h"
@@ -18,11 +19,6 @@ using engine::makeError;
 using engine::Result;
 
 namespace {
-
-bool endsWith(const std::string& s, const std::string& tail)
-{
-    return s.size() >= tail.size() && s.compare(s.size() - tail.size(), tail.size(), tail) == 0;
-}
 
 std::vector<std::pair<std::string, std::string>> configPairs(const LoadedRun& r)
 {
@@ -56,13 +52,13 @@ std::string defaultTitle(const LoadedInputs& loaded, bool compareConfigs)
 
 std::optional<ReportFormat> reportFormatOf(const std::string& path)
 {
-    if (endsWith(path, ".json"))
+    if (engine::endsWith(path, ".json"))
         return ReportFormat::Json;
-    if (endsWith(path, ".md"))
+    if (engine::endsWith(path, ".md"))
         return ReportFormat::Markdown;
-    if (endsWith(path, ".html"))
+    if (engine::endsWith(path, ".html"))
         return ReportFormat::Html;
-    if (endsWith(path, ".pdf"))
+    if (engine::endsWith(path, ".pdf"))
         return ReportFormat::Pdf;
     return std::nullopt;
 }
@@ -78,10 +74,10 @@ Result<std::string> buildReportJson(const ReportRequest& request)
     const int total = int(request.inputs.size());
     for (int i = 0; i < total; ++i) {
         const std::string& input = request.inputs[size_t(i)];
-        Result<void> done = endsWith(input, ".aclgi") ? loadProject(input, request.projectRuns, loaded)
-            : isCacheInput(input)                     ? loadCache(input, loaded)
-            : isSnapshotInput(input)                  ? loadSnapshot(input, loaded)
-                                                      : loadSimulated(input, request.compareSettings, loaded);
+        Result<void> done = engine::endsWith(input, ".aclgi") ? loadProject(input, request.projectRuns, loaded)
+            : isCacheInput(input)                             ? loadCache(input, loaded)
+            : isSnapshotInput(input)                          ? loadSnapshot(input, loaded)
+                                                              : loadSimulated(input, request.compareSettings, loaded);
         if (!done)
             return done.error();
         if (request.progress && !request.progress(i + 1, total))
