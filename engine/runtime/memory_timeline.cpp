@@ -315,15 +315,40 @@ void MemoryTimeline::observe(int event, const memory::CachingAllocator& allocato
     observe(event, MemoryState::fromAllocator(allocator));
 }
 
+bool KeyframeRule::due(size_t changes, size_t stateSize, bool poolsChanged)
+{
+    m_since += changes;
+    if (!m_first && !poolsChanged && m_since < std::max(size_t(m_interval), stateSize))
+        return false;
+    m_first = false;
+    m_since = 0;
+    return true;
+}
+
 void MemoryTimeline::observe(int event, MemoryState state)
 {
     MemoryDelta delta = diffMemory(m_current, state, event);
     const bool poolsChanged = !delta.pools.empty();
+    const size_t changes = delta.segments.size() + delta.blocks.size();
     if (!delta.empty())
         m_deltas.push_back(std::move(delta));
     m_current = std::move(state);
-    if (event % m_interval == 0 || poolsChanged || m_keyframes.empty())
+    if (m_rule.due(changes, m_current.segments.size() + m_current.blocks.size(), poolsChanged))
         m_keyframes.emplace_back(event, m_current);
+    m_events = std::max(m_events, event + 1);
+}
+
+void MemoryTimeline::append(MemoryDelta delta, const MemoryState* keyframe)
+{
+    const int event = delta.event;
+    if (keyframe) {
+        m_current = *keyframe;
+        m_keyframes.emplace_back(event, m_current);
+    } else {
+        applyMemory(m_current, delta);
+    }
+    if (!delta.empty())
+        m_deltas.push_back(std::move(delta));
     m_events = std::max(m_events, event + 1);
 }
 

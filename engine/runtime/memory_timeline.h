@@ -1,7 +1,7 @@
 #pragma once
 /// Device memory over a simulation, kept as changes: after each event, the segments and blocks that
-/// appeared, changed or went away, plus a full state every `keyframeInterval` events so any step is
-/// rebuilt by applying at most that many changes to the nearest earlier keyframe. The simulator
+/// appeared, changed or went away, plus a full state now and then (KeyframeRule) so any step is
+/// rebuilt by applying a bounded number of changes to the nearest earlier keyframe. The simulator
 /// feeds it through SimulationOptions::observeMemory; the project database stores exactly these
 /// changes and keyframes (storage/run_store.h).
 ///
@@ -83,10 +83,32 @@ struct MemoryDelta {
 MemoryDelta diffMemory(const MemoryState& before, const MemoryState& after, int event);
 void applyMemory(MemoryState& state, const MemoryDelta& delta);
 
+/// When a timeline keeps a full state (a keyframe) after an event: at the first event, at every
+/// event that changed the list of pools, and once the changes since the last keyframe add up to as
+/// many as the state itself holds, and at least `interval`. So a step is rebuilt by decoding one
+/// state and applying at most about as many changes again, however large the state; and the
+/// keyframes together hold no more entries than the changes do, however long the run.
+class KeyframeRule {
+public:
+    explicit KeyframeRule(int interval = 256)
+        : m_interval(interval > 0 ? interval : 256)
+    {
+    }
+    int interval() const { return m_interval; }
+    /// After an event that made `changes` segment and block changes and `poolsChanged`, leaving a
+    /// state of `stateSize` segments and blocks: whether to keep it whole. Counts from there.
+    bool due(size_t changes, size_t stateSize, bool poolsChanged);
+
+private:
+    int m_interval;
+    bool m_first = true;
+    size_t m_since = 0; ///< changes since the last keyframe
+};
+
 class MemoryTimeline {
 public:
     explicit MemoryTimeline(int keyframeInterval = 256)
-        : m_interval(keyframeInterval > 0 ? keyframeInterval : 256)
+        : m_rule(keyframeInterval)
     {
     }
     /// Records the state after event `event` (events come in order, 0, 1, 2, ...).
@@ -95,19 +117,21 @@ public:
     void observe(int event, const memory::CachingAllocator& allocator);
     /// The same from a state already built.
     void observe(int event, MemoryState state);
+    /// Event `delta.event` (the next one) as its changes, and its whole state when the caller kept
+    /// one there (a RunSink step); without one, the state is rebuilt from the changes.
+    void append(MemoryDelta delta, const MemoryState* keyframe);
 
-    int keyframeInterval() const { return m_interval; }
+    int keyframeInterval() const { return m_rule.interval(); }
     int eventCount() const { return m_events; }
     /// One per event that changed something, in event order.
     const std::vector<MemoryDelta>& deltas() const { return m_deltas; }
-    /// (event, state after it) for events 0, interval, 2*interval, ... and for every event that
-    /// changed the list of pools, in event order.
+    /// (event, state after it) where KeyframeRule keeps one, in event order.
     const std::vector<std::pair<int, MemoryState>>& keyframes() const { return m_keyframes; }
     /// The state after `event`, rebuilt from the nearest keyframe.
     Result<MemoryState> stateAt(int event) const;
 
 private:
-    int m_interval;
+    KeyframeRule m_rule;
     int m_events = 0;
     MemoryState m_current;
     std::vector<MemoryDelta> m_deltas;

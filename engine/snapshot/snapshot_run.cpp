@@ -108,7 +108,9 @@ std::vector<int> snapshotDevices(const Snapshot& snapshot)
     return { devices.begin(), devices.end() };
 }
 
-Result<SnapshotRun> snapshotAsRun(const Snapshot& snapshot, int device)
+namespace {
+// Interim: the whole run built in memory, then delivered (replaced by the bounded replay).
+Result<SnapshotRun> collectRun(const Snapshot& snapshot, int device)
 {
     auto replay = replayTrace(snapshot, device);
     if (!replay)
@@ -209,6 +211,50 @@ Result<SnapshotRun> snapshotAsRun(const Snapshot& snapshot, int device)
     }
     run.timeline = std::move(replay->timeline);
     return run;
+}
+
+} // namespace
+
+Result<void> streamSnapshotRun(
+    const Snapshot& snapshot, int device, runtime::RunSink& sink, const SnapshotRunOptions& options)
+{
+    (void)options;
+    auto run = collectRun(snapshot, device);
+    if (!run)
+        return run.error();
+    runtime::Simulation header = run->sim;
+    header.events.clear();
+    header.owners.clear();
+    if (auto r = sink.begin(header); !r)
+        return r;
+    for (size_t i = 0; i < run->sim.owners.size(); ++i)
+        if (auto r = sink.owner(memory::OwnerId(i), run->sim.owners[i]); !r)
+            return r;
+    const auto& deltas = run->timeline.deltas();
+    const auto& keyframes = run->timeline.keyframes();
+    size_t d = 0, k = 0;
+    for (const runtime::Event& e : run->sim.events) {
+        runtime::MemoryDelta delta;
+        delta.event = e.index;
+        if (d < deltas.size() && deltas[d].event == e.index)
+            delta = deltas[d++];
+        const runtime::MemoryState* key = nullptr;
+        if (k < keyframes.size() && keyframes[k].first == e.index)
+            key = &keyframes[k++].second;
+        if (auto r = sink.step(e, delta, key); !r)
+            return r;
+    }
+    runtime::RunTotals totals;
+    totals.events = int(run->sim.events.size());
+    totals.peakReserved = run->sim.peakDeviceReserved;
+    totals.peakAllocated = run->sim.peakDeviceAllocated;
+    return sink.end(totals);
+}
+
+Result<SnapshotRun> snapshotAsRun(const Snapshot& snapshot, int device, const SnapshotRunOptions& options)
+{
+    (void)options;
+    return collectRun(snapshot, device);
 }
 
 } // namespace engine::snapshot

@@ -70,17 +70,36 @@ TEST(MemoryTimeline, OutOfMemoryRunMatchesToo)
     checkEveryEvent(r, path + " (out of memory)");
 }
 
-TEST(MemoryTimeline, KeyframesAtTheIntervalAndWherePoolsChange)
+TEST(MemoryTimeline, KeyframesByVolumeOfChangesAndWherePoolsChange)
 {
     memtest::Recorded r = memtest::record(memtest::scenarioFiles().front(), 3);
     const auto& kfs = r.timeline->keyframes();
-    for (int e = 0; e < r.timeline->eventCount(); e += 3)
-        EXPECT_TRUE(std::any_of(kfs.begin(), kfs.end(), [e](const auto& k) { return k.first == e; })) << e;
+    ASSERT_FALSE(kfs.empty());
+    EXPECT_EQ(kfs.front().first, 0);
+    const auto keyframeAt
+        = [&](int e) { return std::any_of(kfs.begin(), kfs.end(), [e](const auto& k) { return k.first == e; }); };
+    // Between keyframes the changes add up to less than the state's size (and at least 3, the
+    // interval): a step is never rebuilt from more changes than a keyframe would hold.
+    size_t since = 0;
+    auto delta = r.timeline->deltas().begin();
+    for (int e = 0; e < r.timeline->eventCount(); ++e) {
+        size_t changes = 0;
+        for (; delta != r.timeline->deltas().end() && delta->event == e; ++delta)
+            changes += delta->segments.size() + delta->blocks.size();
+        since += changes;
+        if (keyframeAt(e)) {
+            since = 0;
+            continue;
+        }
+        auto state = r.timeline->stateAt(e);
+        ASSERT_TRUE(state.ok());
+        EXPECT_LT(since, std::max<size_t>(3, state->segments.size() + state->blocks.size())) << "event " << e;
+    }
+    EXPECT_LT(kfs.size(), size_t(r.timeline->eventCount())) << "the rule keeps fewer keyframes than events";
     for (const MemoryDelta& d : r.timeline->deltas()) {
         EXPECT_FALSE(d.empty());
         if (!d.pools.empty()) {
-            EXPECT_TRUE(std::any_of(kfs.begin(), kfs.end(), [&d](const auto& k) { return k.first == d.event; }))
-                << "pool change at " << d.event << " without a keyframe";
+            EXPECT_TRUE(keyframeAt(d.event)) << "pool change at " << d.event << " without a keyframe";
         }
     }
     EXPECT_FALSE(r.timeline->stateAt(-1).ok());
