@@ -205,7 +205,9 @@ std::vector<PoolSummary> summarizePools(const Snapshot& snapshot);
 /// `allocated` when it is active (allocated or pending free); the free blocks of a segment are its
 /// gaps between active blocks. Sizes of blocks made and freed inside the window are the trace's
 /// (requested) sizes rounded up to 512 bytes; the file does not record more. Cost: each event diffs
-/// the whole state, O(entries x blocks); fine for traces of up to about 10^5 entries.
+/// the whole state, O(entries x blocks); fine for traces of up to about 10^5 entries. It is the
+/// plain statement of the replay, which the tests hold the bounded one (streamSnapshotRun in
+/// snapshot_run.h: what the import and the report use) against.
 struct TraceTimeline {
     int device = 0;
     engine::runtime::MemoryState initial; ///< before the first entry

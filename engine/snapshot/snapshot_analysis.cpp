@@ -264,12 +264,8 @@ Result<TraceTimeline> replayTrace(const Snapshot& snapshot, int device)
 {
     TraceTimeline t;
     t.device = device;
-    bool known = device >= 0 && size_t(device) < snapshot.deviceTraces.size();
-    for (const Segment& s : snapshot.segments)
-        known = known || s.device == device;
-    if (!known)
-        return makeError(ErrorCode::NotFound,
-            "device " + std::to_string(device) + " has neither segments nor a trace in the snapshot", snapshot.path);
+    if (auto known = detail::checkDevice(snapshot, device); !known)
+        return known.error();
     detail::TraceWalker walker(snapshot, device);
     walker.run([&] { t.initial = walker.state(); }, [&](size_t i) { t.timeline.observe(int(i), walker.state()); });
     t.streams = walker.streams();

@@ -1,6 +1,9 @@
 // A recorded snapshot as a run (snapshot_run.h).
 #include "engine/snapshot/snapshot_run.h"
 
+#include "engine/snapshot/rendered_memory.h"
+#include "engine/snapshot/trace_walker.h"
+
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
@@ -29,18 +32,6 @@ std::string hex(uint64_t v)
     char buf[24];
     std::snprintf(buf, sizeof buf, "0x%llx", static_cast<unsigned long long>(v));
     return buf;
-}
-
-/// Device reserved and allocated bytes of a state.
-std::pair<uint64_t, uint64_t> totals(const runtime::MemoryState& state)
-{
-    uint64_t reserved = 0, allocated = 0;
-    for (const auto& [address, segment] : state.segments)
-        reserved += segment.totalSize;
-    for (const auto& [address, block] : state.blocks)
-        if (block.allocated)
-            allocated += block.size;
-    return { reserved, allocated };
 }
 
 bool namesNpu(const Snapshot& snapshot)
@@ -84,6 +75,120 @@ std::string entrySummary(const Snapshot& snapshot, const TraceEntry& e, const st
     return s;
 }
 
+/// 1234567 as "1,234,567".
+std::string grouped(uint64_t n)
+{
+    std::string digits = std::to_string(n), out;
+    for (size_t i = 0; i < digits.size(); ++i) {
+        if (i && (digits.size() - i) % 3 == 0)
+            out += ',';
+        out += digits[i];
+    }
+    return out;
+}
+
+/// What a step standing for the entries [first, last] of a long trace says: the entries by action,
+/// and the first out-of-memory among them in full.
+class WindowSummary {
+public:
+    void add(const TraceEntry& e, size_t i)
+    {
+        ++m_count[size_t(e.action)];
+        if (e.action == TraceAction::Oom && m_oom == SIZE_MAX)
+            m_oom = i;
+    }
+    std::string take(const Snapshot& snapshot, const TraceList& trace, size_t first, size_t last,
+        const std::map<memory::PoolId, std::string>& graphOf)
+    {
+        std::string s = "trace entries " + grouped(first + 1) + "\u2013" + grouped(last + 1) + ":";
+        bool any = false;
+        for (size_t a = 0; a < kActions; ++a) {
+            if (!m_count[a])
+                continue;
+            s += (any ? ", " : " ") + grouped(m_count[a]) + " " + traceActionName(TraceAction(a));
+            any = true;
+        }
+        if (m_oom != SIZE_MAX) {
+            const TraceEntry& e = trace[m_oom];
+            auto g = e.hasPool ? graphOf.find(e.pool) : graphOf.end();
+            s += " · entry " + grouped(m_oom + 1) + ": "
+                + entrySummary(snapshot, e, g != graphOf.end() ? g->second : std::string());
+        }
+        *this = WindowSummary();
+        return s;
+    }
+
+private:
+    static constexpr size_t kActions = size_t(TraceAction::Unknown) + 1;
+    uint64_t m_count[kActions] = {};
+    size_t m_oom = SIZE_MAX;
+};
+
+/// The run's header: names, profile, and the device's pools with their graphs and peaks.
+runtime::Simulation runHeader(const Snapshot& snapshot, int device, const std::vector<PoolSummary>& pools,
+    std::map<memory::PoolId, std::string>& graphOf)
+{
+    runtime::Simulation sim;
+    sim.scenarioPath = snapshot.path;
+    sim.scenarioName = "memory snapshot " + std::filesystem::path(snapshot.path).filename().string() + ", device "
+        + std::to_string(device);
+    sim.profile = namesNpu(snapshot) ? memory::Profile::Npu : memory::Profile::Cuda;
+    sim.capacityBytes = 0; // the file does not say
+    sim.warnings = snapshot.warnings;
+    for (const PoolSummary& p : pools) {
+        if (p.device != device)
+            continue;
+        runtime::PoolRecord record;
+        record.pool = p.pool;
+        if (!p.graph.empty())
+            record.graphs = { p.graph };
+        record.custom = !p.pool.isDefault();
+        record.peakReserved = p.peakReserved;
+        record.peakAllocated = p.peakAllocated;
+        sim.pools.push_back(std::move(record));
+        graphOf[p.pool] = p.graph;
+    }
+    return sim;
+}
+
+/// Collects a streamed run into memory (snapshotAsRun).
+class CollectRun : public runtime::RunSink {
+public:
+    explicit CollectRun(SnapshotRun& run)
+        : m_run(run)
+    {
+    }
+    Result<void> begin(const runtime::Simulation& header) override
+    {
+        m_run.sim = header;
+        return {};
+    }
+    Result<void> owner(memory::OwnerId id, const runtime::OwnerInfo& owner) override
+    {
+        if (size_t(id) >= m_run.sim.owners.size())
+            m_run.sim.owners.resize(size_t(id) + 1);
+        m_run.sim.owners[size_t(id)] = owner;
+        return {};
+    }
+    Result<void> step(
+        const runtime::Event& event, const runtime::MemoryDelta& delta, const runtime::MemoryState* keyframe) override
+    {
+        m_run.sim.events.push_back(event);
+        m_run.timeline.append(delta, keyframe);
+        return {};
+    }
+    Result<void> end(const runtime::RunTotals& totals) override
+    {
+        m_run.sim.peakDeviceReserved = totals.peakReserved;
+        m_run.sim.peakDeviceAllocated = totals.peakAllocated;
+        m_run.sim.warnings.insert(m_run.sim.warnings.end(), totals.warnings.begin(), totals.warnings.end());
+        return {};
+    }
+
+private:
+    SnapshotRun& m_run;
+};
+
 } // namespace
 
 bool looksLikeSnapshot(std::string_view head)
@@ -108,153 +213,117 @@ std::vector<int> snapshotDevices(const Snapshot& snapshot)
     return { devices.begin(), devices.end() };
 }
 
-namespace {
-// Interim: the whole run built in memory, then delivered (replaced by the bounded replay).
-Result<SnapshotRun> collectRun(const Snapshot& snapshot, int device)
+Result<void> streamSnapshotRun(
+    const Snapshot& snapshot, int device, runtime::RunSink& sink, const SnapshotRunOptions& options)
 {
-    auto replay = replayTrace(snapshot, device);
-    if (!replay)
-        return replay.error();
-    SnapshotRun run;
-    runtime::Simulation& sim = run.sim;
-    sim.scenarioPath = snapshot.path;
-    sim.scenarioName = "memory snapshot " + std::filesystem::path(snapshot.path).filename().string() + ", device "
-        + std::to_string(device);
-    sim.profile = namesNpu(snapshot) ? memory::Profile::Npu : memory::Profile::Cuda;
-    sim.capacityBytes = 0; // the file does not say
-    sim.warnings = snapshot.warnings;
-    for (const std::string& w : replay->warnings)
-        sim.warnings.push_back(w);
-
+    if (auto known = detail::checkDevice(snapshot, device); !known)
+        return known;
+    std::vector<PoolSummary> computed;
+    if (!options.pools)
+        computed = summarizePools(snapshot);
     std::map<memory::PoolId, std::string> graphOf;
-    for (const PoolSummary& p : summarizePools(snapshot)) {
-        if (p.device != device)
-            continue;
-        runtime::PoolRecord record;
-        record.pool = p.pool;
-        if (!p.graph.empty())
-            record.graphs = { p.graph };
-        record.custom = !p.pool.isDefault();
-        record.peakReserved = p.peakReserved;
-        record.peakAllocated = p.peakAllocated;
-        sim.pools.push_back(std::move(record));
-        graphOf[p.pool] = p.graph;
-    }
+    if (auto r = sink.begin(runHeader(snapshot, device, options.pools ? *options.pools : computed, graphOf)); !r)
+        return r;
 
     static const TraceList kNone;
     const TraceList& trace
         = size_t(device) < snapshot.deviceTraces.size() ? snapshot.deviceTraces[size_t(device)] : kNone;
-    // Owners: the trace entry that allocated a block (replayTrace's owner ids).
-    sim.owners.resize(trace.size());
-    for (size_t i = 0; i < trace.size(); ++i) {
-        runtime::OwnerInfo& o = sim.owners[i];
+    const size_t n = trace.size();
+    const size_t maxSteps = std::max<size_t>(1, options.maxSteps);
+    const size_t window = n > maxSteps ? (n + maxSteps - 1) / maxSteps : 1; // entries per step
+
+    detail::TraceWalker walker(snapshot, device);
+    std::vector<detail::TraceWalker::Changed> changed;
+    std::optional<detail::RenderedMemory> memory;
+    runtime::KeyframeRule rule;
+    runtime::RunTotals totals;
+    std::vector<std::pair<memory::OwnerId, runtime::OwnerInfo>> newOwners;
+    Result<void> failure;
+    // A block's owner: the trace entry that allocated it, numbered as it first enters the state.
+    const auto ownerInfo = [&](int64_t entry) {
+        runtime::OwnerInfo o;
         o.kind = runtime::OwnerKind::Recorded;
-        const TraceEntry& e = trace[i];
-        o.graph = e.hasPool ? graphOf[e.pool] : std::string();
+        const TraceEntry& e = trace[size_t(entry)];
+        if (e.hasPool)
+            if (auto g = graphOf.find(e.pool); g != graphOf.end())
+                o.graph = g->second;
         o.tensor = describeStack(snapshot, e.stack);
         if (o.tensor.empty())
-            o.tensor = "allocated by trace entry " + std::to_string(i + 1);
-    }
-
-    auto addEvent = [&](int index, std::string summary, std::string graph, uint64_t reserved, uint64_t allocated) {
+            o.tensor = "allocated by trace entry " + grouped(uint64_t(entry) + 1);
+        return o;
+    };
+    memory::OwnerId owners = 0;
+    const auto step = [&](std::string summary) -> Result<void> {
+        runtime::MemoryDelta delta = memory->step(changed, totals.events);
+        for (auto& [id, o] : newOwners)
+            if (auto r = sink.owner(id, o); !r)
+                return r;
+        newOwners.clear();
+        const bool keyframe
+            = rule.due(delta.segments.size() + delta.blocks.size(), memory->size(), !delta.pools.empty());
         runtime::Event e;
-        e.index = index;
+        e.index = totals.events;
         e.call = -1;
         e.kind = runtime::EventKind::MemoryTrace;
-        e.graph = std::move(graph);
-        e.summary = std::move(summary);
-        e.deviceReserved = reserved;
-        e.deviceAllocated = allocated;
-        sim.peakDeviceReserved = std::max(sim.peakDeviceReserved, e.deviceReserved);
-        sim.peakDeviceAllocated = std::max(sim.peakDeviceAllocated, e.deviceAllocated);
-        sim.events.push_back(std::move(e));
-    };
-    if (trace.empty()) {
-        // No trace: one step, the file's final state.
-        auto final = replay->timeline.eventCount() > 0 ? replay->timeline.stateAt(replay->timeline.eventCount() - 1)
-                                                       : Result<runtime::MemoryState>(replay->initial);
-        if (!final)
-            return final.error();
-        const auto [reserved, allocated] = totals(*final);
-        addEvent(
-            0, "the memory as the snapshot was taken (the file has no trace for this device)", {}, reserved, allocated);
-        run.timeline.observe(0, std::move(final.value()));
-        return run;
-    }
-    // Walk the changes once from the state before the trace, keeping the totals as they change.
-    runtime::MemoryState state = replay->initial;
-    auto [reserved, allocated] = totals(state);
-    const auto& deltas = replay->timeline.deltas();
-    size_t next = 0;
-    for (size_t i = 0; i < trace.size(); ++i) {
-        for (; next < deltas.size() && deltas[next].event == int(i); ++next) {
-            const runtime::MemoryDelta& d = deltas[next];
-            for (const auto& [address, segment] : d.segments) {
-                if (auto it = state.segments.find(address); it != state.segments.end())
-                    reserved -= it->second.totalSize;
-                if (segment)
-                    reserved += segment->totalSize;
-            }
-            for (const auto& [address, block] : d.blocks) {
-                if (auto it = state.blocks.find(address); it != state.blocks.end() && it->second.allocated)
-                    allocated -= it->second.size;
-                if (block && block->allocated)
-                    allocated += block->size;
-            }
-            runtime::applyMemory(state, d);
-        }
-        const TraceEntry& e = trace[i];
-        const std::string graph = e.hasPool ? graphOf[e.pool] : std::string();
         // The pool's graph is named in the summary; Event::graph stays empty, as it names an FX
         // graph of the project, which a recorded trace does not know.
-        addEvent(int(i), entrySummary(snapshot, e, graph), {}, reserved, allocated);
-    }
-    run.timeline = std::move(replay->timeline);
-    return run;
-}
+        e.summary = std::move(summary);
+        e.deviceReserved = memory->reserved();
+        e.deviceAllocated = memory->allocated();
+        totals.peakReserved = std::max(totals.peakReserved, e.deviceReserved);
+        totals.peakAllocated = std::max(totals.peakAllocated, e.deviceAllocated);
+        ++totals.events;
+        return sink.step(e, delta, keyframe ? &memory->state() : nullptr);
+    };
 
-} // namespace
-
-Result<void> streamSnapshotRun(
-    const Snapshot& snapshot, int device, runtime::RunSink& sink, const SnapshotRunOptions& options)
-{
-    (void)options;
-    auto run = collectRun(snapshot, device);
-    if (!run)
-        return run.error();
-    runtime::Simulation header = run->sim;
-    header.events.clear();
-    header.owners.clear();
-    if (auto r = sink.begin(header); !r)
-        return r;
-    for (size_t i = 0; i < run->sim.owners.size(); ++i)
-        if (auto r = sink.owner(memory::OwnerId(i), run->sim.owners[i]); !r)
-            return r;
-    const auto& deltas = run->timeline.deltas();
-    const auto& keyframes = run->timeline.keyframes();
-    size_t d = 0, k = 0;
-    for (const runtime::Event& e : run->sim.events) {
-        runtime::MemoryDelta delta;
-        delta.event = e.index;
-        if (d < deltas.size() && deltas[d].event == e.index)
-            delta = deltas[d++];
-        const runtime::MemoryState* key = nullptr;
-        if (k < keyframes.size() && keyframes[k].first == e.index)
-            key = &keyframes[k++].second;
-        if (auto r = sink.step(e, delta, key); !r)
-            return r;
-    }
-    runtime::RunTotals totals;
-    totals.events = int(run->sim.events.size());
-    totals.peakReserved = run->sim.peakDeviceReserved;
-    totals.peakAllocated = run->sim.peakDeviceAllocated;
+    WindowSummary counts;
+    size_t windowStart = 0;
+    const bool walked = walker.run(
+        [&] {
+            memory.emplace(walker, [&](int64_t entry) {
+                newOwners.emplace_back(owners, ownerInfo(entry));
+                return owners++;
+            });
+            walker.recordChanges(&changed);
+            if (n == 0) // no trace: one step, the file's final state
+                failure = step("the memory as the snapshot was taken (the file has no trace for this device)");
+        },
+        [&](size_t i) {
+            if (!failure.ok())
+                return;
+            const TraceEntry& e = trace[i];
+            totals.peakReserved = std::max(totals.peakReserved, walker.deviceReserved());
+            totals.peakAllocated = std::max(totals.peakAllocated, walker.deviceActive());
+            if (window == 1) {
+                auto g = e.hasPool ? graphOf.find(e.pool) : graphOf.end();
+                failure = step(entrySummary(snapshot, e, g != graphOf.end() ? g->second : std::string()));
+                return;
+            }
+            counts.add(e, i);
+            if ((i + 1) % window == 0 || i + 1 == n) {
+                failure = step(counts.take(snapshot, trace, windowStart, i, graphOf));
+                windowStart = i + 1;
+            }
+        },
+        [&](uint64_t done) { return failure.ok() && (!options.progress || options.progress(done, 2 * uint64_t(n))); });
+    walker.recordChanges(nullptr);
+    if (!failure)
+        return failure;
+    if (!walked)
+        return Error { ErrorCode::Cancelled, "cancelled", snapshot.path };
+    if (options.progress)
+        options.progress(2 * uint64_t(n), 2 * uint64_t(n));
+    totals.warnings = walker.warnings();
     return sink.end(totals);
 }
 
 Result<SnapshotRun> snapshotAsRun(const Snapshot& snapshot, int device, const SnapshotRunOptions& options)
 {
-    (void)options;
-    return collectRun(snapshot, device);
+    SnapshotRun run;
+    CollectRun collect(run);
+    if (auto r = streamSnapshotRun(snapshot, device, collect, options); !r)
+        return r.error();
+    return run;
 }
 
 } // namespace engine::snapshot

@@ -32,6 +32,17 @@ std::string hex(uint64_t v)
 
 } // namespace
 
+Result<void> checkDevice(const Snapshot& snapshot, int device)
+{
+    bool known = device >= 0 && size_t(device) < snapshot.deviceTraces.size();
+    for (const Segment& s : snapshot.segments)
+        known = known || s.device == device;
+    if (!known)
+        return makeError(ErrorCode::NotFound,
+            "device " + std::to_string(device) + " has neither segments nor a trace in the snapshot", snapshot.path);
+    return {};
+}
+
 TraceWalker::TraceWalker(const Snapshot& snapshot, int device)
 {
     if (device >= 0 && size_t(device) < snapshot.deviceTraces.size())
@@ -50,6 +61,24 @@ TraceWalker::TraceWalker(const Snapshot& snapshot, int device)
     if (m_trace)
         for (const TraceEntry& e : *m_trace)
             streamIndex(e.stream);
+}
+
+int TraceWalker::streamOf(int64_t handle) const
+{
+    return int(std::find(m_streams.begin(), m_streams.end(), handle) - m_streams.begin());
+}
+
+TraceWalker::Live TraceWalker::madeBy(const TraceEntry& e) const
+{
+    const Seg* seg = segmentOf(e.addr);
+    return Live { roundBlock(e.size), e.size, false, memory::kNoOwner,
+        seg ? seg->pool : (e.hasPool ? e.pool : memory::PoolId {}) };
+}
+
+void TraceWalker::changed(uint64_t lo, uint64_t size, bool segments)
+{
+    if (m_changed)
+        m_changed->push_back({ lo, size > ~lo ? ~uint64_t(0) : lo + size, segments });
 }
 
 int TraceWalker::streamIndex(int64_t handle)
@@ -82,8 +111,11 @@ const TraceWalker::Seg* TraceWalker::segmentOf(uint64_t addr, uint64_t* base) co
 
 void TraceWalker::addSeg(uint64_t addr, const Seg& s)
 {
+    removeSeg(addr, nullptr); // a segment made where one is: an inconsistent trace; the new one stands
     m_segs[addr] = s;
     m_totals[s.pool].reserved += s.size;
+    m_deviceReserved += s.size;
+    changed(addr, s.size, true);
 }
 
 bool TraceWalker::removeSeg(uint64_t addr, Seg* removed)
@@ -92,6 +124,8 @@ bool TraceWalker::removeSeg(uint64_t addr, Seg* removed)
     if (it == m_segs.end())
         return false;
     subtract(m_totals[it->second.pool].reserved, it->second.size);
+    subtract(m_deviceReserved, it->second.size);
+    changed(addr, it->second.size, true);
     if (removed)
         *removed = it->second;
     m_segs.erase(it);
@@ -104,6 +138,8 @@ void TraceWalker::addLive(uint64_t addr, const Live& l)
     m_live[addr] = l;
     if (!l.pending)
         m_totals[l.pool].allocated += l.size;
+    m_deviceActive += l.size;
+    changed(addr, l.size, false);
 }
 
 bool TraceWalker::removeLive(uint64_t addr, Live* removed)
@@ -113,6 +149,8 @@ bool TraceWalker::removeLive(uint64_t addr, Live* removed)
         return false;
     if (!it->second.pending)
         subtract(m_totals[it->second.pool].allocated, it->second.size);
+    subtract(m_deviceActive, it->second.size);
+    changed(addr, it->second.size, false);
     if (removed)
         *removed = it->second;
     m_live.erase(it);
@@ -191,10 +229,11 @@ void TraceWalker::undo(size_t i)
         Live l;
         if (!removeLive(e.addr, &l)) {
             warn(i, "alloc of " + hex(e.addr) + ", which is not an active block after it");
-            const Seg* seg = segmentOf(e.addr);
-            l = Live { roundBlock(e.size), e.size, false, memory::kNoOwner, seg ? seg->pool : fromEntry.pool };
+            break; // madeBy(e) when applied
         }
-        m_allocs[i] = l;
+        const Live made = madeBy(e);
+        if (l.size != made.size || l.requested != made.requested || !(l.pool == made.pool))
+            m_allocs[i] = l;
         break;
     }
     case TraceAction::FreeRequested:
@@ -251,7 +290,8 @@ void TraceWalker::apply(size_t i)
     const TraceEntry& e = (*m_trace)[i];
     switch (e.action) {
     case TraceAction::Alloc: {
-        Live l = m_allocs[i];
+        auto known = m_allocs.find(i);
+        Live l = known != m_allocs.end() ? known->second : madeBy(e);
         l.owner = int64_t(i);
         l.pending = false;
         addLive(e.addr, l);
@@ -281,27 +321,35 @@ void TraceWalker::apply(size_t i)
     }
 }
 
-void TraceWalker::run(const std::function<void()>& before, const std::function<void(size_t)>& after)
+bool TraceWalker::run(const std::function<void()>& before, const std::function<void(size_t)>& after,
+    const std::function<bool(uint64_t done)>& tick)
 {
+    constexpr size_t kTick = 4096;
     const size_t n = m_trace ? m_trace->size() : 0;
-    for (size_t i = n; i-- > 0;)
+    std::vector<Changed>* record = m_changed;
+    m_changed = nullptr; // undoing changes nothing the caller sees
+    for (size_t i = n; i-- > 0;) {
         undo(i);
+        if (tick && (n - i) % kTick == 0 && !tick(n - i))
+            return false;
+    }
+    m_changed = record;
     if (before)
         before();
     for (size_t i = 0; i < n; ++i) {
         apply(i);
         if (after)
             after(i);
+        if (tick && (i + 1) % kTick == 0 && !tick(n + i + 1))
+            return false;
     }
+    return true;
 }
 
 runtime::MemoryState TraceWalker::state() const
 {
     runtime::MemoryState st;
-    const auto index = [&](int64_t handle) {
-        auto it = std::find(m_streams.begin(), m_streams.end(), handle);
-        return int(it - m_streams.begin());
-    };
+    const auto index = [&](int64_t handle) { return streamOf(handle); };
     for (const auto& [segAddr, s] : m_segs) {
         const uint64_t addr = segAddr; // a lambda cannot capture a structured binding in C++17
         st.pools.insert(s.pool);

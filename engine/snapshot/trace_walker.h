@@ -15,6 +15,9 @@
 
 namespace engine::snapshot::detail {
 
+/// NotFound unless the snapshot has a segment or a trace for `device`.
+Result<void> checkDevice(const Snapshot& snapshot, int device);
+
 class TraceWalker {
 public:
     struct Seg {
@@ -34,14 +37,32 @@ public:
         uint64_t reserved = 0, allocated = 0; ///< allocated: not pending
     };
 
+    /// An address range [lo, hi) the forward pass changed: a block made or freed there
+    /// (`segments` false), or a segment made, removed, grown or cut there (true: its whole extent,
+    /// before and after).
+    struct Changed {
+        uint64_t lo = 0, hi = 0;
+        bool segments = false;
+    };
+
     TraceWalker(const Snapshot& snapshot, int device);
 
     /// Undoes the trace, then calls `after(i)` after applying each entry i (the walker's state is
     /// the state after entry i). `before()` is called once with the state before the first entry.
-    void run(const std::function<void()>& before, const std::function<void(size_t)>& after);
+    /// `tick(done)`, when given, is called every 4,096 entries undone or applied (done counts both
+    /// passes, up to twice the entries); false stops the walk, and run() returns false.
+    bool run(const std::function<void()>& before, const std::function<void(size_t)>& after,
+        const std::function<bool(uint64_t done)>& tick = {});
+    /// From now on, append every range the forward pass changes to `into` (null: stop).
+    void recordChanges(std::vector<Changed>* into) { m_changed = into; }
+    /// Device-wide: bytes of every segment, and of every active block (pending frees included).
+    uint64_t deviceReserved() const { return m_deviceReserved; }
+    uint64_t deviceActive() const { return m_deviceActive; }
 
     const std::map<uint64_t, Seg>& segments() const { return m_segs; }
     const std::map<uint64_t, Live>& live() const { return m_live; }
+    /// The stream index of a raw handle (its position in streams()).
+    int streamOf(int64_t handle) const;
     const std::map<memory::PoolId, Totals>& totals() const { return m_totals; }
     const std::vector<std::string>& warnings() const { return m_warnings; }
     /// The state as the simulator's MemoryState; streams as indices into streams().
@@ -60,6 +81,10 @@ private:
     void map(uint64_t addr, uint64_t size, const Seg& like);
     bool unmap(uint64_t addr, uint64_t size, Seg* removed);
     const Seg* segmentOf(uint64_t addr, uint64_t* base = nullptr) const;
+    /// The block an alloc entry makes when nothing else is known of it: the trace's size rounded
+    /// to the allocator's 512 bytes, in the pool of the segment holding it.
+    Live madeBy(const TraceEntry& e) const;
+    void changed(uint64_t lo, uint64_t size, bool segments);
     void warn(size_t i, const std::string& what);
     int streamIndex(int64_t handle);
 
@@ -67,10 +92,14 @@ private:
     std::map<uint64_t, Seg> m_segs;
     std::map<uint64_t, Live> m_live;
     std::map<memory::PoolId, Totals> m_totals;
-    std::unordered_map<size_t, Live> m_allocs; ///< per alloc entry: the block it made (learned when undoing)
+    /// Per alloc entry: the block it made, learned when undoing, where it differs from madeBy (a
+    /// block still active at the end, whose real size the file tells): most entries need none.
+    std::unordered_map<size_t, Live> m_allocs;
     std::unordered_map<size_t, Seg> m_segInfo; ///< per segment entry: the segment it made or removed
     std::vector<std::string> m_warnings;
     std::vector<int64_t> m_streams;
+    std::vector<Changed>* m_changed = nullptr;
+    uint64_t m_deviceReserved = 0, m_deviceActive = 0;
 };
 
 } // namespace engine::snapshot::detail

@@ -2,6 +2,7 @@
 // be read without a crash, leak, hang or sanitizer report; what reads must summarise, label its
 // stacks and replay its traces, and every id it holds must point inside the snapshot.
 #include "engine/snapshot/memory_snapshot.h"
+#include "engine/snapshot/snapshot_run.h"
 
 #include <cstdint>
 #include <cstdio>
@@ -52,7 +53,17 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size)
     for (const PoolSummary& p : summarizePools(s))
         if (p.peakReserved < p.reserved || p.peakAllocated < p.allocated)
             fail("a peak below the final value");
-    for (size_t d = 0; d < s.deviceTraces.size() && d < 4; ++d)
+    for (size_t d = 0; d < s.deviceTraces.size() && d < 4; ++d) {
         (void)replayTrace(s, int(d));
+        // The bounded replay the import streams, whole and in windows of several entries; a step's
+        // state is rebuilt from its keyframe.
+        for (size_t steps : { size_t(100000), size_t(3) }) {
+            SnapshotRunOptions options;
+            options.maxSteps = steps;
+            auto run = snapshotAsRun(s, int(d), options);
+            if (run.ok() && run->timeline.eventCount() > 0)
+                (void)run->timeline.stateAt(run->timeline.eventCount() - 1);
+        }
+    }
     return 0;
 }

@@ -299,33 +299,51 @@ def main(out):
 
 
 def large(path, mib):
-    """A snapshot of about `mib` MiB: many segments and a long device trace sharing frame lists."""
+    """A snapshot of about `mib` MiB: many segments and a long device trace sharing frame lists. The
+    trace is a consistent history that ends at the segments: per segment, segment_alloc, twenty 1 MiB
+    allocs, seven of them freed, then 55 alloc/free cycles on those seven (200 entries a segment)."""
     rng = random.Random(7)
     stacks = [frames(*[(f"/work/model/layer_{rng.randrange(40)}.py", rng.randrange(1, 900), "forward")
                        for _ in range(rng.randrange(3, 9))]) for _ in range(500)]
-    a = Alloc()
     base = 0x7F0000000000
     segments, trace = [], []
     approx = 0
     i = 0
+    t = 1700000000000000
+
+    def entry(action, addr, size, pool):
+        nonlocal t
+        t += 1
+        e = {"action": action, "addr": addr, "size": size, "stream": 0, "time_us": t, "frames": rng.choice(stacks)}
+        if pool != (0, 0):
+            e["pool_id"] = pool
+        trace.append(e)
+
     while approx < mib * MIB:
         addr = base + i * 32 * MIB
+        pool = (0, i % 3)
         blocks = [{"address": addr + k * MIB, "size": MIB, "requested_size": MIB - 8,
                    "state": "active_allocated" if k % 3 else "inactive", "frames": rng.choice(stacks)}
                   for k in range(20)]
         segments.append({"device": 0, "address": addr, "total_size": 20 * MIB, "allocated_size": 13 * MIB,
                          "active_size": 13 * MIB, "requested_size": 13 * (MIB - 8), "stream": 0,
-                         "segment_type": "large", "segment_pool_id": (0, i % 3), "is_expandable": False,
+                         "segment_type": "large", "segment_pool_id": pool, "is_expandable": False,
                          "frames": rng.choice(stacks), "blocks": blocks})
-        for k in range(200):
-            trace.append({"action": ("alloc", "free_requested", "free_completed")[k % 3],
-                          "addr": addr + (k % 20) * MIB, "size": MIB - 8, "stream": 0,
-                          "time_us": 1700000000000000 + i * 1000 + k, "frames": rng.choice(stacks)})
+        entry("segment_alloc", addr, 20 * MIB, pool)
+        for k in range(20):
+            entry("alloc", addr + k * MIB, MIB - 8, pool)
+        freed = [k for k in range(20) if k % 3 == 0]
+        for k in freed:
+            entry("free_requested", addr + k * MIB, MIB - 8, pool)
+            entry("free_completed", addr + k * MIB, MIB - 8, pool)
+        for c in range(55):
+            k = freed[c % len(freed)]
+            for action in ("alloc", "free_requested", "free_completed"):
+                entry(action, addr + k * MIB, MIB - 8, pool)
         approx += 200 * 60 + 20 * 50
         i += 1
     with open(path, "wb") as f:
         pickle.dump({"segments": segments, "device_traces": [trace], "allocator_settings": settings()}, f)
-    del a
 
 
 if __name__ == "__main__":
