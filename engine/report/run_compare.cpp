@@ -10,6 +10,7 @@
 #include <map>
 #include <nlohmann/json.hpp>
 #include <optional>
+#include <utility>
 
 namespace engine::report {
 
@@ -20,6 +21,7 @@ using runtime::PoolRecord;
 using runtime::Simulation;
 
 const char* const kNone = "—";
+const char* const kRecordedBackend = "snapshot"; // runs.backend of an imported memory snapshot
 
 class RowBuilder {
 public:
@@ -52,6 +54,9 @@ public:
         add(metric, x, y, a != b);
     }
 
+    /// A row that states something rather than compares: never differs.
+    void note(const std::string& metric, const std::string& a, const std::string& b) { add(metric, a, b, false); }
+
 private:
     void add(const std::string& metric, std::string a, std::string b, bool differs)
     {
@@ -62,12 +67,18 @@ private:
     std::string m_section;
 };
 
-void compareConfig(RowBuilder& rows, const Simulation& a, const Simulation& b,
+/// A recording's backend as stored ("snapshot"); a simulation's, "torchair" / "npugraph_ex".
+std::string backendOf(const Simulation& sim, RunOrigin origin)
+{
+    return origin == RunOrigin::Recorded ? kRecordedBackend : config::backendName(sim.options.backend);
+}
+
+void compareConfig(RowBuilder& rows, const Simulation& a, const Simulation& b, RunOrigin originA, RunOrigin originB,
     const std::vector<std::pair<std::string, std::string>>& configA,
     const std::vector<std::pair<std::string, std::string>>& configB)
 {
     rows.section("config");
-    rows.text("backend", config::backendName(a.options.backend), config::backendName(b.options.backend));
+    rows.text("backend", backendOf(a, originA), backendOf(b, originB));
     std::vector<std::string> names;
     for (const auto* config : { &configA, &configB })
         for (const auto& [name, value] : *config)
@@ -218,16 +229,113 @@ std::vector<PoolGroup> poolGroups(const Simulation& a, const Simulation& b)
     return groups;
 }
 
-void compareMemory(RowBuilder& rows, const Simulation& a, const Simulation& b)
+/// The rows of one pool, or of pools that face each other as one: each run's pools (summed when
+/// several) under one label.
+struct PoolRows {
+    std::string label;
+    std::vector<const PoolRecord*> a, b;
+    bool kind = true; ///< with a "kind" row (private / custom): two runs of the simulator
+};
+
+std::string joined(const std::vector<std::string>& parts)
+{
+    std::string out;
+    for (size_t i = 0; i < parts.size(); ++i)
+        out += (i ? ", " : "") + parts[i];
+    return out;
+}
+
+/// Two simulated runs (or two recordings): pools grouped by the graphs using them.
+std::vector<PoolRows> poolsByGraphs(const Simulation& a, const Simulation& b)
+{
+    std::vector<PoolRows> out;
+    for (PoolGroup& g : poolGroups(a, b))
+        out.push_back({ "pool of " + joined(g.graphs), std::move(g.a), std::move(g.b) });
+    return out;
+}
+
+/// A recorded pool by its id and the capture code its frames show: "pool (0, 1) [torch.cuda.graph
+/// capture from train.py:42]", "pool (0, 0) [default]".
+std::string recordedPoolName(const PoolRecord& p)
+{
+    const std::string name = "pool " + p.pool.str();
+    if (p.pool.isDefault())
+        return name + " [default]";
+    return p.graphs.empty() ? name : name + " [" + joined(p.graphs) + "]";
+}
+
+/// A simulated pool by the TorchAir graphs using it: "graph_1's pool", "custom pool of graph_1, graph_2".
+std::string simulatedPoolName(const PoolRecord& p)
+{
+    if (p.pool.isDefault())
+        return "default pool";
+    if (p.graphs.empty())
+        return "pool " + p.pool.str();
+    return p.custom ? "custom pool of " + joined(p.graphs) : joined(p.graphs) + "'s pool";
+}
+
+/// A recording against a simulation (run_compare.h): the default pool faces the default pool, the
+/// recording's private pools in pool-id order face the simulation's in creation order, one by one;
+/// a custom pool the simulation shares among its graphs faces all of the recording's private pools.
+std::vector<PoolRows> poolsByCreation(const Simulation& recorded, const Simulation& simulated, bool recordedIsA)
+{
+    using Pools = std::vector<const PoolRecord*>;
+    Pools recordedDefault, simulatedDefault, recordedPrivate, simulatedPrivate, simulatedCustom;
+    for (const PoolRecord& p : recorded.pools)
+        (p.pool.isDefault() ? recordedDefault : recordedPrivate).push_back(&p);
+    for (const PoolRecord& p : simulated.pools)
+        (p.pool.isDefault() ? simulatedDefault : p.custom ? simulatedCustom : simulatedPrivate).push_back(&p);
+    // (0, uid) handles (what TorchAir takes) by uid, then captures without a handle, (uid, 0), by uid.
+    std::stable_sort(recordedPrivate.begin(), recordedPrivate.end(),
+        [](const PoolRecord* x, const PoolRecord* y) { return x->pool < y->pool; });
+
+    std::vector<std::pair<Pools, Pools>> pairs; // (recorded, simulated)
+    if (!recordedDefault.empty() || !simulatedDefault.empty())
+        pairs.emplace_back(recordedDefault, simulatedDefault);
+    if (!simulatedCustom.empty())
+        pairs.emplace_back(std::exchange(recordedPrivate, {}), simulatedCustom);
+    for (size_t i = 0; i < std::max(recordedPrivate.size(), simulatedPrivate.size()); ++i)
+        pairs.emplace_back(i < recordedPrivate.size() ? Pools { recordedPrivate[i] } : Pools {},
+            i < simulatedPrivate.size() ? Pools { simulatedPrivate[i] } : Pools {});
+
+    auto names = [](const Pools& pools, std::string (*name)(const PoolRecord&)) {
+        std::vector<std::string> parts;
+        for (const PoolRecord* p : pools)
+            parts.push_back(name(*p));
+        return parts.empty() ? std::string(kNone) : joined(parts);
+    };
+    std::vector<PoolRows> out;
+    for (auto& [rec, sim] : pairs) {
+        const std::string r = names(rec, recordedPoolName), s = names(sim, simulatedPoolName);
+        PoolRows rows { recordedIsA ? r + " ~ " + s : s + " ~ " + r, {}, {}, false };
+        (recordedIsA ? rows.a : rows.b) = std::move(rec);
+        (recordedIsA ? rows.b : rows.a) = std::move(sim);
+        out.push_back(std::move(rows));
+    }
+    return out;
+}
+
+void compareMemory(RowBuilder& rows, const Simulation& a, const Simulation& b, RunOrigin originA, RunOrigin originB)
 {
     rows.section("memory");
     rows.bytes("peak device reserved", a.peakDeviceReserved, b.peakDeviceReserved);
     rows.bytes("peak device allocated", a.peakDeviceAllocated, b.peakDeviceAllocated);
-    rows.bytes("device capacity", a.capacityBytes, b.capacityBytes);
-    for (const PoolGroup& g : poolGroups(a, b)) {
-        std::string label = "pool of ";
-        for (size_t i = 0; i < g.graphs.size(); ++i)
-            label += (i ? ", " : "") + g.graphs[i];
+    // A recording's capacity is 0: the file does not say.
+    auto capacity = [](const Simulation& sim, RunOrigin origin) {
+        return origin == RunOrigin::Recorded && sim.capacityBytes == 0 ? std::nullopt
+                                                                       : std::optional<uint64_t>(sim.capacityBytes);
+    };
+    rows.bytes("device capacity", capacity(a, originA), capacity(b, originB));
+    std::vector<PoolRows> groups;
+    if (originA != originB) {
+        const bool recordedIsA = originA == RunOrigin::Recorded;
+        rows.note("pools paired by order of creation (a recording cannot name TorchAir graphs)",
+            recordedIsA ? "recorded" : "simulated", recordedIsA ? "simulated" : "recorded");
+        groups = recordedIsA ? poolsByCreation(a, b, true) : poolsByCreation(b, a, false);
+    } else {
+        groups = poolsByGraphs(a, b);
+    }
+    for (const PoolRows& g : groups) {
         auto kind = [](const std::vector<const PoolRecord*>& pools) -> std::optional<std::string> {
             if (pools.empty())
                 return std::nullopt;
@@ -244,10 +352,12 @@ void compareMemory(RowBuilder& rows, const Simulation& a, const Simulation& b)
                 total += p->*field;
             return std::optional<uint64_t>(total);
         };
-        rows.text(label + " kind", kind(g.a), kind(g.b));
-        rows.bytes(label + " peak reserved", sum(g.a, &PoolRecord::peakReserved), sum(g.b, &PoolRecord::peakReserved));
+        if (g.kind)
+            rows.text(g.label + " kind", kind(g.a), kind(g.b));
         rows.bytes(
-            label + " peak allocated", sum(g.a, &PoolRecord::peakAllocated), sum(g.b, &PoolRecord::peakAllocated));
+            g.label + " peak reserved", sum(g.a, &PoolRecord::peakReserved), sum(g.b, &PoolRecord::peakReserved));
+        rows.bytes(
+            g.label + " peak allocated", sum(g.a, &PoolRecord::peakAllocated), sum(g.b, &PoolRecord::peakAllocated));
     }
 }
 
@@ -279,18 +389,33 @@ std::string padded(const std::string& s, size_t width)
 
 } // namespace
 
+RunOrigin runOriginOfBackend(const std::string& backend)
+{
+    return backend == kRecordedBackend ? RunOrigin::Recorded : RunOrigin::Simulated;
+}
+
+RunOrigin runOriginOf(const Simulation& sim)
+{
+    const bool recorded = !sim.events.empty()
+        && std::all_of(sim.events.begin(), sim.events.end(),
+            [](const runtime::Event& e) { return e.kind == runtime::EventKind::MemoryTrace; });
+    return recorded ? RunOrigin::Recorded : RunOrigin::Simulated;
+}
+
 RunComparison compareRuns(const Simulation& a, const Simulation& b, const std::string& labelA,
     const std::string& labelB, const std::vector<std::pair<std::string, std::string>>& configA,
-    const std::vector<std::pair<std::string, std::string>>& configB)
+    const std::vector<std::pair<std::string, std::string>>& configB, std::optional<RunOrigin> originA,
+    std::optional<RunOrigin> originB)
 {
     RunComparison out;
     out.labelA = labelA;
     out.labelB = labelB;
+    const RunOrigin x = originA ? *originA : runOriginOf(a), y = originB ? *originB : runOriginOf(b);
     RowBuilder rows(out);
-    compareConfig(rows, a, b, configA, configB);
+    compareConfig(rows, a, b, x, y, configA, configB);
     compareTotals(rows, a, b);
     compareGraphs(rows, a, b);
-    compareMemory(rows, a, b);
+    compareMemory(rows, a, b, x, y);
     compareHazards(rows, a, b);
     return out;
 }

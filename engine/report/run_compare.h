@@ -1,11 +1,29 @@
 #pragma once
-/// Two simulation runs side by side (the GUI's Compare tab, and a comparison report): their
-/// configuration, totals, FX graphs, memory and hazards as rows of text, each marked when the two
-/// runs differ. Rows pair up by meaning, never by position: FX graphs by their TorchAir name, memory
+/// Two runs side by side (the GUI's Compare tab, and a comparison report): their configuration,
+/// totals, FX graphs, memory and hazards as rows of text, each marked when the two runs differ. Rows
+/// pair up by meaning, never by position: FX graphs by their TorchAir name, hazards by kind, memory
 /// pools by the graphs using them (a custom pool shared by two graphs faces the two private pools it
-/// replaces), hazards by kind.
+/// replaces: "pool of graph_1, graph_2 peak reserved").
+///
+/// A recorded run (a memory snapshot imported as a run, engine/snapshot/snapshot_run.h) names its
+/// pools by capture code, never by TorchAir graph, so against a simulated run its pools pair by order
+/// of creation instead (one "pools paired by order of creation ..." row says so):
+/// - the default pool (0, 0) faces the default pool (the simulator keeps no record of its default
+///   pool, so the recording's stands alone);
+/// - the recording's private pools, in pool-id order, face the simulation's in the order it created
+///   them (its graphs' compile order), the i-th the i-th. Both PyTorch/torch_npu and the simulator
+///   number graph_pool_handle() pools (0, uid) from one ascending counter, and TorchAir takes one
+///   per FX graph; pools of captures without a handle, (uid, 0) from a second counter, come after
+///   them, as the file cannot tell how the two counters interleave;
+/// - a custom pool the simulation shares among its graphs faces all of the recording's private
+///   pools at once (their peaks summed), as it faces the private pools it replaces above;
+/// - pools left over on either side stand alone, "—" on the other.
+/// Each such row names both: "pool (0, 1) [torch.cuda.graph capture from train.py:42] ~ graph_1's
+/// pool peak reserved" (run A's pool first, "—" for none). No "kind" row: a recording cannot
+/// tell a private pool from a user's pool handle. Two recordings, or two simulations, pair by graphs.
 #include "engine/runtime/simulator.h"
 
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -14,7 +32,7 @@ namespace engine::report {
 
 struct CompareRow {
     std::string section; ///< "config", "totals", "graphs", "memory", "hazards"
-    std::string metric; ///< "captures", "graph_0 replays", "pool of graph_0, graph_1 peak reserved", ...
+    std::string metric; ///< "captures", "graph_1 replays", "pool of graph_1, graph_2 peak reserved", ...
     std::string a, b; ///< the values as shown; "—" where a run has no such item
     bool differs = false; ///< the underlying values differ (bytes compared exactly, not as printed)
 };
@@ -25,13 +43,31 @@ struct RunComparison {
     int differing = 0; ///< rows with differs set
 };
 
+/// Where a run's figures come from.
+enum class RunOrigin {
+    Simulated, ///< predicted by the simulator
+    Recorded, ///< a real memory snapshot imported as a run (stored with backend "snapshot")
+};
+
+/// From a stored run's backend (storage::RunRow::backend): "snapshot" is Recorded, any other Simulated.
+RunOrigin runOriginOfBackend(const std::string& backend);
+
+/// From the run itself: Recorded when it has events and every one is a memory-trace entry
+/// (EventKind::MemoryTrace, which only a snapshot's run has). What compareRuns assumes for a side
+/// whose origin is not given.
+RunOrigin runOriginOf(const runtime::Simulation& sim);
+
 /// Compares `a` with `b`. `configA` / `configB` are each run's options as (name, value) pairs
 /// (report/run_config.h runConfigPairs): a stored run does not rebuild Simulation::options, so the
 /// caller passes them; with both empty the config section holds only the backend. Options are
-/// matched by name, in A's order then B's.
+/// matched by name, in A's order then B's. `originA` / `originB`: where each run comes from, when
+/// the caller knows (a stored run's backend, runOriginOfBackend); unset, runOriginOf tells. When
+/// exactly one run is Recorded, pools pair by order of creation (above) and its backend reads
+/// "snapshot".
 RunComparison compareRuns(const runtime::Simulation& a, const runtime::Simulation& b, const std::string& labelA,
     const std::string& labelB, const std::vector<std::pair<std::string, std::string>>& configA = {},
-    const std::vector<std::pair<std::string, std::string>>& configB = {});
+    const std::vector<std::pair<std::string, std::string>>& configB = {},
+    std::optional<RunOrigin> originA = std::nullopt, std::optional<RunOrigin> originB = std::nullopt);
 
 /// Aligned plain text: the two labels, one line per row (section, metric, A, B, "*" when it
 /// differs), and the number of differing rows.

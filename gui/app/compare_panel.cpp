@@ -177,6 +177,7 @@ Compared compareStored(const QString& dbPath, qlonglong runA, qlonglong runB)
     std::string labels[2];
     std::vector<std::pair<std::string, std::string>> configs[2];
     std::optional<storage::StoredRun> runs[2];
+    engine::report::RunOrigin origins[2] {};
     const qlonglong ids[2] = { runA, runB };
     for (int i = 0; i < 2; ++i) {
         auto run = storage::readRun(*db, ids[i]);
@@ -187,10 +188,11 @@ Compared compareStored(const QString& dbPath, qlonglong runA, qlonglong runB)
             return { nullptr, QString::fromStdString(overrides.error().toString()) };
         labels[i] = runLabel(run->row, *overrides).toStdString();
         configs[i] = engine::report::runConfigPairs(run->sim.options.backend, run->configJson);
+        origins[i] = engine::report::runOriginOfBackend(run->row.backend);
         runs[i] = std::move(run.value());
     }
-    return { std::make_shared<const engine::report::RunComparison>(
-                 engine::report::compareRuns(runs[0]->sim, runs[1]->sim, labels[0], labels[1], configs[0], configs[1])),
+    return { std::make_shared<const engine::report::RunComparison>(engine::report::compareRuns(
+                 runs[0]->sim, runs[1]->sim, labels[0], labels[1], configs[0], configs[1], origins[0], origins[1])),
         {} };
 }
 

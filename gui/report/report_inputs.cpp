@@ -130,6 +130,7 @@ Result<void> loadSnapshot(const std::string& path, LoadedInputs& into)
             return run.error();
         std::string label = run->sim.scenarioName;
         into.runs.push_back({ std::move(run->sim), std::move(label), {}, {}, {}, {} });
+        into.runs.back().origin = engine::report::RunOrigin::Recorded;
     }
     return {};
 }
@@ -182,6 +183,7 @@ Result<void> loadProject(const std::string& path, const std::vector<int64_t>& on
             return run.error();
         const std::string name = row.scenarioName.empty() ? row.scenarioPath : row.scenarioName;
         into.runs.push_back({ std::move(run->sim), "run " + std::to_string(row.id) + " · " + name, run->configJson });
+        into.runs.back().origin = engine::report::runOriginOfBackend(row.backend);
         const auto& graphIds = run->graphIds;
         auto graphOf = [&](const engine::runtime::GraphRecord& g, std::string& why) -> const engine::Graph* {
             const auto id = graphIds.find(g.name);

@@ -9,6 +9,7 @@
 #include "engine/graph/graph.h"
 #include "engine/passes/pass_report.h"
 #include "engine/report/report_doc.h"
+#include "engine/report/run_compare.h"
 #include "engine/runtime/simulator.h"
 
 #include <deque>
@@ -25,6 +26,9 @@ struct LoadedRun {
     std::map<std::string, std::vector<engine::passes::PassReport>> passes; ///< by TorchAir graph name
     std::map<std::string, engine::report::GraphDrawing> drawings;
     std::map<std::string, std::string> notes;
+    /// Recorded for a memory snapshot (given, or a project's run with backend "snapshot"): how
+    /// engine::report::compareRuns pairs its pools.
+    engine::report::RunOrigin origin = engine::report::RunOrigin::Simulated;
 };
 
 struct LoadedCaches {

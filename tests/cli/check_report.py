@@ -171,5 +171,18 @@ with tempfile.TemporaryDirectory() as tmp:
     check(any("capture" in " ".join(p.get("graphs", [])) for p in pools), "its private pools name their captured graph")
     rows = {(r["section"], r["metric"]): r for r in doc["comparison"]["rows"]}
     check(rows[("totals", "calls")]["a"] == "7" and rows[("totals", "calls")]["b"] == "0", "compared with the run")
+    check(rows[("config", "backend")]["b"] == "snapshot", "the recording's backend is the snapshot")
+    note = rows.get(("memory", "pools paired by order of creation (a recording cannot name TorchAir graphs)"))
+    check(note is not None and (note["a"], note["b"]) == ("simulated", "recorded"),
+          "the comparison says once that pools pair by order of creation")
+    memory = [r["metric"] for r in doc["comparison"]["rows"] if r["section"] == "memory"]
+    paired = [m for m in memory if m.startswith("graph_1's pool ~ pool (0, 1) [torch.cuda.graph capture")]
+    check(len(paired) == 2 and rows[("memory", paired[0])]["b"] == "20.00 MiB",
+          "graph_1's pool faces the recording's first private pool, named by its capture code")
+    check(any(m.startswith("graph_2's pool ~ pool (0, 2) [TorchAir aclgraph") for m in memory),
+          "graph_2's pool faces the second")
+    check("— ~ pool (0, 3) peak reserved" in memory and "— ~ pool (0, 0) [default] peak reserved" in memory,
+          "pools without a counterpart stand alone")
+    check(not any(m.startswith("pool of ") for m in memory), "no pool stands alone for want of a shared graph name")
 
 _checks.finish()

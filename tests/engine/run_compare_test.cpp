@@ -1,10 +1,13 @@
 // Two runs side by side (report/run_compare.h) on the bundled samples: held outputs overwritten vs
-// cloned (config, hazards), a custom pool vs private pools (pools paired by their graphs), the
-// text and JSON forms; and a stored run's config JSON as form rows (report/run_config.h).
+// cloned (config, hazards), a custom pool vs private pools (pools paired by their graphs), a
+// recorded memory snapshot vs a simulation (pools paired by order of creation), the text and JSON
+// forms; and a stored run's config JSON as form rows (report/run_config.h).
 #include "engine/report/run_compare.h"
 #include "engine/report/run_config.h"
 #include "engine/report/simulation_report.h"
 #include "engine/scenario/scenario.h"
+#include "engine/snapshot/memory_snapshot.h"
+#include "engine/snapshot/snapshot_run.h"
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
@@ -50,6 +53,8 @@ bool hasRow(const RunComparison& c, const std::string& section, const std::strin
             return true;
     return false;
 }
+
+const char* const kPairedByCreation = "pools paired by order of creation (a recording cannot name TorchAir graphs)";
 
 TEST(RunCompare, HeldOutputsOverwrittenVersusCloned)
 {
@@ -118,6 +123,7 @@ TEST(RunCompare, CustomPoolFacesThePrivatePoolsItReplaces)
     ASSERT_EQ(custom.pools.size(), 1u);
     ASSERT_EQ(privatePools.pools.size(), 2u);
     const RunComparison c = compare(custom, privatePools);
+    EXPECT_FALSE(hasRow(c, "memory", kPairedByCreation)) << "two simulations pair pools by their graphs";
 
     const CompareRow& kind = row(c, "memory", "pool of graph_1, graph_2 kind");
     EXPECT_EQ(kind.a, "custom");
@@ -135,6 +141,167 @@ TEST(RunCompare, CustomPoolFacesThePrivatePoolsItReplaces)
     // The custom pool forces same-FX reuse off; without it the option is back at its default.
     EXPECT_EQ(row(c, "config", "debug.aclgraph.disable_mempool_reuse_in_same_fx").a, "True");
     EXPECT_EQ(row(c, "config", "debug.aclgraph.disable_mempool_reuse_in_same_fx").b, "False");
+}
+
+/// Device 0 of a fixture of tests/data/snapshots/ as a run.
+runtime::Simulation recordedFixture(const std::string& name)
+{
+    auto snapshot = snapshot::readSnapshotFile(std::string(ACLGI_TEST_DATA_DIR) + "/snapshots/" + name);
+    EXPECT_TRUE(snapshot.ok()) << (snapshot.ok() ? "" : snapshot.error().toString());
+    if (!snapshot.ok())
+        return {};
+    auto run = snapshot::snapshotAsRun(*snapshot, 0);
+    EXPECT_TRUE(run.ok()) << (run.ok() ? "" : run.error().toString());
+    return run.ok() ? std::move(run->sim) : runtime::Simulation {};
+}
+
+const runtime::PoolRecord& poolOf(const runtime::Simulation& sim, memory::PoolId id)
+{
+    for (const runtime::PoolRecord& p : sim.pools)
+        if (p.pool == id)
+            return p;
+    ADD_FAILURE() << "no pool " << id.str();
+    static const runtime::PoolRecord none;
+    return none;
+}
+
+std::vector<std::string> memoryMetrics(const RunComparison& c)
+{
+    std::vector<std::string> out;
+    for (const CompareRow& r : c.rows)
+        if (r.section == "memory")
+            out.push_back(r.metric);
+    return out;
+}
+
+TEST(RunCompare, RecordingFacesSimulationByOrderOfCreation)
+{
+    // graph_pools.pickle: the default pool, (0, 1) of a torch.cuda.graph capture, (0, 2) of a TorchAir
+    // aclgraph capture, (0, 3) unexplained, (1, 0) of CUDA graph trees (a capture without a handle).
+    const auto recording = recordedFixture("graph_pools.pickle");
+    const auto sim = simulateSample("07_held_outputs_overwritten.json");
+    ASSERT_EQ(recording.pools.size(), 5u);
+    ASSERT_EQ(sim.pools.size(), 2u);
+    ASSERT_EQ(sim.pools[0].graphs, std::vector<std::string> { "graph_1" });
+    ASSERT_EQ(sim.pools[1].graphs, std::vector<std::string> { "graph_2" });
+    EXPECT_EQ(report::runOriginOf(recording), report::RunOrigin::Recorded);
+    EXPECT_EQ(report::runOriginOf(sim), report::RunOrigin::Simulated);
+    EXPECT_EQ(report::runOriginOf(runtime::Simulation {}), report::RunOrigin::Simulated);
+    EXPECT_EQ(report::runOriginOfBackend("snapshot"), report::RunOrigin::Recorded);
+    EXPECT_EQ(report::runOriginOfBackend("torchair"), report::RunOrigin::Simulated);
+
+    const auto& cudaGraph = poolOf(recording, { 0, 1 });
+    const auto& aclgraph = poolOf(recording, { 0, 2 });
+    const auto& trees = poolOf(recording, { 1, 0 });
+    ASSERT_EQ(cudaGraph.graphs.size(), 1u);
+    ASSERT_EQ(aclgraph.graphs.size(), 1u);
+    ASSERT_EQ(trees.graphs.size(), 1u);
+    EXPECT_NE(cudaGraph.graphs[0].find("torch.cuda.graph capture"), std::string::npos) << cudaGraph.graphs[0];
+    EXPECT_NE(aclgraph.graphs[0].find("TorchAir aclgraph"), std::string::npos) << aclgraph.graphs[0];
+    const std::string first = "pool (0, 1) [" + cudaGraph.graphs[0] + "]";
+    const std::string second = "pool (0, 2) [" + aclgraph.graphs[0] + "]";
+    const std::string fourth = "pool (1, 0) [" + trees.graphs[0] + "]";
+
+    // The recording as A, told by its events.
+    const RunComparison c
+        = report::compareRuns(recording, sim, "recording", "simulation", {}, report::runConfigPairs(sim.options));
+    EXPECT_EQ(row(c, "config", "backend").a, "snapshot");
+    EXPECT_EQ(row(c, "config", "backend").b, "torchair");
+    EXPECT_EQ(row(c, "memory", "device capacity").a, "—") << "the file does not say";
+    const CompareRow& note = row(c, "memory", kPairedByCreation);
+    EXPECT_EQ(note.a, "recorded");
+    EXPECT_EQ(note.b, "simulated");
+    EXPECT_FALSE(note.differs);
+    // The default pool first (the simulator keeps none), then (0, uid) handles by uid, then (uid, 0).
+    const std::vector<std::string> expected = { "peak device reserved", "peak device allocated", "device capacity",
+        kPairedByCreation, "pool (0, 0) [default] ~ — peak reserved", "pool (0, 0) [default] ~ — peak allocated",
+        first + " ~ graph_1's pool peak reserved", first + " ~ graph_1's pool peak allocated",
+        second + " ~ graph_2's pool peak reserved", second + " ~ graph_2's pool peak allocated",
+        "pool (0, 3) ~ — peak reserved", "pool (0, 3) ~ — peak allocated", fourth + " ~ — peak reserved",
+        fourth + " ~ — peak allocated" };
+    EXPECT_EQ(memoryMetrics(c), expected);
+
+    const CompareRow& reserved = row(c, "memory", first + " ~ graph_1's pool peak reserved");
+    EXPECT_EQ(reserved.a, report::formatMiB(20u << 20)); // manifest.json
+    EXPECT_EQ(reserved.b, report::formatMiB(sim.pools[0].peakReserved));
+    EXPECT_EQ(reserved.differs, sim.pools[0].peakReserved != (20u << 20));
+    const CompareRow& allocated = row(c, "memory", second + " ~ graph_2's pool peak allocated");
+    EXPECT_EQ(allocated.a, report::formatMiB(1049088));
+    EXPECT_EQ(allocated.b, report::formatMiB(sim.pools[1].peakAllocated));
+    const CompareRow& alone = row(c, "memory", "pool (0, 3) ~ — peak reserved");
+    EXPECT_EQ(alone.a, report::formatMiB(20u << 20));
+    EXPECT_EQ(alone.b, "—");
+    EXPECT_TRUE(alone.differs);
+    EXPECT_EQ(row(c, "totals", "calls").a, "0");
+    EXPECT_EQ(row(c, "graphs", "graph_1 captures").a, "—");
+
+    // The recording as B, told by the caller: the labels name A's pool first.
+    const RunComparison d = report::compareRuns(
+        sim, recording, "simulation", "recording", {}, {}, report::RunOrigin::Simulated, report::RunOrigin::Recorded);
+    EXPECT_EQ(row(d, "memory", kPairedByCreation).a, "simulated");
+    const CompareRow& swapped = row(d, "memory", "graph_1's pool ~ " + first + " peak reserved");
+    EXPECT_EQ(swapped.a, reserved.b);
+    EXPECT_EQ(swapped.b, reserved.a);
+    EXPECT_TRUE(hasRow(d, "memory", "— ~ pool (0, 0) [default] peak allocated"));
+    EXPECT_EQ(row(d, "config", "backend").b, "snapshot");
+
+    // Told that both are simulations, the pools pair by their graphs as between two simulations.
+    const RunComparison e = report::compareRuns(
+        recording, sim, "A", "B", {}, {}, report::RunOrigin::Simulated, report::RunOrigin::Simulated);
+    EXPECT_FALSE(hasRow(e, "memory", kPairedByCreation));
+    EXPECT_TRUE(hasRow(e, "memory", "pool of graph_1 kind"));
+    EXPECT_EQ(row(e, "config", "backend").a, "torchair");
+}
+
+TEST(RunCompare, RecordingFacesASharedCustomPoolWithAllItsPrivatePools)
+{
+    const auto recording = recordedFixture("graph_pools.pickle");
+    const auto custom = simulateSample("03_custom_pool_shared.json");
+    ASSERT_EQ(custom.pools.size(), 1u);
+    ASSERT_TRUE(custom.pools[0].custom);
+    const RunComparison c = report::compareRuns(custom, recording, "custom", "recording");
+    std::string recorded;
+    uint64_t reserved = 0;
+    for (const runtime::PoolRecord& p : recording.pools) {
+        if (p.pool.isDefault())
+            continue;
+        recorded += std::string(recorded.empty() ? "" : ", ") + "pool " + p.pool.str()
+            + (p.graphs.empty() ? "" : " [" + p.graphs[0] + "]");
+        reserved += p.peakReserved;
+    }
+    const CompareRow& r = row(c, "memory", "custom pool of graph_1, graph_2 ~ " + recorded + " peak reserved");
+    EXPECT_EQ(r.a, report::formatMiB(custom.pools[0].peakReserved));
+    EXPECT_EQ(r.b, report::formatMiB(reserved)); // the recorded pools' peaks summed
+    EXPECT_TRUE(hasRow(c, "memory", "— ~ pool (0, 0) [default] peak reserved"));
+    EXPECT_EQ(memoryMetrics(c).size(), 3u + 1u + 2u + 2u);
+}
+
+TEST(RunCompare, RecordedPoolsInIdOrderExtraSimulatedPoolsAlone)
+{
+    // Hand-built: the recording lists its pools out of order; the simulation created three.
+    runtime::Simulation recording, sim;
+    recording.events.emplace_back().kind = runtime::EventKind::MemoryTrace;
+    for (uint64_t uid : { 4, 2 }) {
+        runtime::PoolRecord p;
+        p.pool = { 0, uid };
+        p.custom = true;
+        p.peakReserved = uid << 20;
+        recording.pools.push_back(p);
+    }
+    for (int g = 1; g <= 3; ++g) {
+        runtime::PoolRecord p;
+        p.pool = { 0, uint64_t(2 * g) };
+        p.graphs = { "graph_" + std::to_string(g) };
+        p.peakReserved = uint64_t(g) << 21;
+        sim.pools.push_back(p);
+    }
+    const RunComparison c = report::compareRuns(recording, sim, "recording", "simulation");
+    EXPECT_EQ(row(c, "memory", "pool (0, 2) ~ graph_1's pool peak reserved").a, report::formatMiB(2u << 20));
+    EXPECT_FALSE(row(c, "memory", "pool (0, 2) ~ graph_1's pool peak reserved").differs);
+    EXPECT_EQ(row(c, "memory", "pool (0, 4) ~ graph_2's pool peak reserved").b, report::formatMiB(4u << 20));
+    const CompareRow& extra = row(c, "memory", "— ~ graph_3's pool peak reserved");
+    EXPECT_EQ(extra.a, "—");
+    EXPECT_EQ(extra.b, report::formatMiB(6u << 20));
 }
 
 TEST(RunCompare, TextAndJson)

@@ -1,7 +1,8 @@
 // The Compare tab: sample 07 imported with its run and re-simulated with output cloning on. The
 // ComparisonModel under QAbstractItemModelTester (rows, roles, the only-differences filter), the
 // panel's run list and labels, a comparison showing the output_overwritten hazards that cloning
-// removes, and a run that does not exist.
+// removes, a recorded memory snapshot beside the simulated run (pools paired by order of creation),
+// and a run that does not exist.
 #include "engine/report/run_compare.h"
 #include "engine/report/run_config.h"
 #include "gui/app/compare_panel.h"
@@ -29,6 +30,7 @@ private slots:
     void cleanupTestCase();
     void model();
     void panelComparesTwoRuns();
+    void recordingBesideSimulation();
     void missingRun();
 
 private:
@@ -164,6 +166,44 @@ void ComparePanelTest::panelComparesTwoRuns()
     panel.runA()->setCurrentIndex(panel.runA()->findData(m_base));
     QVERIFY(compared.wait(20000));
     QCOMPARE(QString::fromStdString(panel.model()->comparison()->labelA), panel.runA()->itemText(0));
+}
+
+void ComparePanelTest::recordingBesideSimulation()
+{
+    QTemporaryDir dir;
+    QString project;
+    importSampleWithRun(dir, "07_held_outputs_overwritten.json", project);
+    if (QTest::currentTestFailed())
+        return;
+    auto imported = storage::importPaths(
+        project.toStdString(), { ACLGI_SOURCE_DIR "/tests/data/snapshots/graph_pools.pickle" }, {});
+    QVERIFY2(imported.ok(), imported.ok() ? "" : imported.error().toString().c_str());
+    QCOMPARE((*imported)[0].runs, 1);
+
+    gui::ComparePanel panel;
+    QSignalSpy compared(&panel, &gui::ComparePanel::compared);
+    panel.compare(project, 1, 2); // the simulation, then the recording (stored with backend "snapshot")
+    QVERIFY(compared.wait(20000));
+    const QAbstractItemModel& model = *panel.model();
+    const int backend = rowOf(model, "config", "backend");
+    QVERIFY(backend >= 0);
+    QCOMPARE(model.index(backend, gui::ComparisonModel::BColumn).data().toString(), QString("snapshot"));
+    const int note
+        = rowOf(model, "memory", "pools paired by order of creation (a recording cannot name TorchAir graphs)");
+    QVERIFY(note >= 0);
+    QCOMPARE(model.index(note, gui::ComparisonModel::AColumn).data().toString(), QString("simulated"));
+    QCOMPARE(model.index(note, gui::ComparisonModel::BColumn).data().toString(), QString("recorded"));
+    // graph_1's pool faces the recording's first private pool, (0, 1), named by its capture code.
+    int paired = -1;
+    for (int r = 0; r < model.rowCount(); ++r) {
+        const QString metric = model.index(r, gui::ComparisonModel::MetricColumn).data().toString();
+        if (metric.startsWith("graph_1's pool ~ pool (0, 1) [torch.cuda.graph capture")
+            && metric.endsWith(" peak reserved"))
+            paired = r;
+    }
+    QVERIFY(paired >= 0);
+    QCOMPARE(model.index(paired, gui::ComparisonModel::BColumn).data().toString(), QString("20.00 MiB"));
+    QVERIFY(rowOf(model, "memory", "— ~ pool (0, 0) [default] peak reserved") >= 0);
 }
 
 void ComparePanelTest::missingRun()
