@@ -79,6 +79,16 @@ void compareConfig(RowBuilder& rows, const Simulation& a, const Simulation& b, R
 {
     rows.section("config");
     rows.text("backend", backendOf(a, originA), backendOf(b, originB));
+    // A recording has no TorchAir config: whatever its caller passes for it is the defaults of a
+    // run that never read them. The simulation's options are stated beside "not recorded", never
+    // counted as differences.
+    const bool oneRecorded = (originA == RunOrigin::Recorded) != (originB == RunOrigin::Recorded);
+    if (oneRecorded) {
+        const bool aRecorded = originA == RunOrigin::Recorded;
+        for (const auto& [name, value] : aRecorded ? configB : configA)
+            rows.note(name, aRecorded ? "not recorded" : value, aRecorded ? value : "not recorded");
+        return;
+    }
     std::vector<std::string> names;
     for (const auto* config : { &configA, &configB })
         for (const auto& [name, value] : *config)

@@ -207,6 +207,13 @@ TEST(RunCompare, RecordingFacesSimulationByOrderOfCreation)
         = report::compareRuns(recording, sim, "recording", "simulation", {}, report::runConfigPairs(sim.options));
     EXPECT_EQ(row(c, "config", "backend").a, "snapshot");
     EXPECT_EQ(row(c, "config", "backend").b, "torchair");
+    // The recording has no TorchAir config: the simulation's options are stated, not compared.
+    const CompareRow& clone = row(c, "config", "debug.aclgraph.enable_output_clone");
+    EXPECT_EQ(clone.a, "not recorded");
+    EXPECT_EQ(clone.b, "False");
+    EXPECT_FALSE(clone.differs);
+    for (const CompareRow& r : c.rows)
+        EXPECT_TRUE(r.section != "config" || r.metric == "backend" || !r.differs) << r.metric;
     EXPECT_EQ(row(c, "memory", "device capacity").a, "—") << "the file does not say";
     const CompareRow& note = row(c, "memory", kPairedByCreation);
     EXPECT_EQ(note.a, "recorded");
