@@ -11,6 +11,7 @@
 #include "engine/readers/fx_reader.h"
 #include "engine/readers/torchair_module.h"
 #include "engine/scenario/scenario.h"
+#include "engine/snapshot/memory_snapshot.h"
 #include "engine/snapshot/snapshot_run.h"
 #include "storage/cache_store.h"
 #include "storage/graph_store.h"
@@ -24,6 +25,7 @@
 #include <ctime>
 #include <filesystem>
 #include <fstream>
+#include <memory>
 #include <nlohmann/json.hpp>
 
 namespace storage {
@@ -99,6 +101,64 @@ std::string nowIso()
     return buf;
 }
 
+/// What importSource reports of one source: its phase, its rows and how far the phase is where it
+/// tells (ImportProgress), that amount at most once per whole percent of its total.
+class Reporter {
+public:
+    Reporter(const ImportOptions& options, size_t index, size_t count, const std::string& path)
+        : m_options(options)
+    {
+        m_p.source = index;
+        m_p.sources = count;
+        m_p.path = path;
+    }
+    bool cancelled() const { return m_options.cancelled && m_options.cancelled(); }
+    /// A new phase, with no amount so far: reported at once.
+    void phase(const char* phase, int64_t rows = 0)
+    {
+        m_p.phase = phase;
+        m_p.rows = rows;
+        m_p.done = m_p.total = 0;
+        m_p.unit.clear();
+        m_percent = -1;
+        send();
+    }
+    /// Rows written so far: reported now when the phase has no total, else with its next amount.
+    void rows(int64_t rows)
+    {
+        m_p.rows = rows;
+        if (m_p.unit.empty())
+            send();
+    }
+    /// `done` of `total` `unit`s: reported when it reaches another whole percent. False once the
+    /// import is cancelled.
+    bool amount(uint64_t done, uint64_t total, const char* unit)
+    {
+        if (m_p.unit != unit) {
+            m_p.unit = unit;
+            m_percent = -1;
+        }
+        m_p.total = total;
+        m_p.done = std::min(done, total);
+        const int percent = total ? int(m_p.done * 100 / total) : 0;
+        if (percent != m_percent) {
+            m_percent = percent;
+            send();
+        }
+        return !cancelled();
+    }
+
+private:
+    void send()
+    {
+        if (m_options.progress)
+            m_options.progress(m_p);
+    }
+    const ImportOptions& m_options;
+    ImportProgress m_p;
+    int m_percent = -1;
+};
+
 /// What was read from a source, before anything is written.
 struct Payload {
     struct GraphItem {
@@ -112,8 +172,15 @@ struct Payload {
     };
     std::vector<GraphItem> graphs;
     std::optional<engine::cache::CacheScan> cache;
-    /// A scenario's run under its own config (ImportOptions::simulateScenarios), or a memory
-    /// snapshot's device, with its memory.
+    /// A memory snapshot as read: its runs, one per device, are replayed and written step by step
+    /// inside the transaction (streamSnapshotRun into a RunStreamWriter), never held whole.
+    struct SnapshotItem {
+        std::shared_ptr<const engine::snapshot::Snapshot> snapshot;
+        std::vector<int> devices; ///< snapshotDevices
+        std::vector<engine::snapshot::PoolSummary> pools; ///< summarizePools, every device's
+    };
+    std::optional<SnapshotItem> snapshot;
+    /// A scenario's run under its own config (ImportOptions::simulateScenarios), with its memory.
     struct RunItem {
         engine::runtime::Simulation sim;
         std::unique_ptr<engine::runtime::MemoryTimeline> memory;
@@ -278,31 +345,66 @@ Result<void> readDebugFolder(const std::string& path, Payload& p, bool runPasses
     return {};
 }
 
-/// A memory snapshot: one run per device it has memory or a trace for (engine/snapshot/snapshot_run.h).
-Result<void> readMemorySnapshot(const std::string& path, Payload& p, const ImportOptions& options)
+/// A memory snapshot, parsed: a run per device it has memory or a trace for, written later
+/// (writeSnapshotRuns; engine/snapshot/snapshot_run.h).
+Result<void> readMemorySnapshot(const std::string& path, Payload& p, Reporter& reporter)
 {
     engine::snapshot::ReadOptions read;
-    if (options.cancelled)
-        read.progress = [&](uint64_t, uint64_t) { return !options.cancelled(); };
+    read.progress = [&](uint64_t done, uint64_t total) { return reporter.amount(done, total, "bytes"); };
     auto snapshot = engine::snapshot::readSnapshotFile(path, read);
     if (!snapshot)
         return snapshot.error();
     p.diagnostics = snapshot->warnings;
-    for (int device : engine::snapshot::snapshotDevices(*snapshot)) {
-        if (options.cancelled && options.cancelled())
-            return Error { ErrorCode::Cancelled, "cancelled", path };
-        auto run = engine::snapshot::snapshotAsRun(*snapshot, device);
-        if (!run)
-            return run.error();
-        auto memory = std::make_unique<engine::runtime::MemoryTimeline>(std::move(run->timeline));
-        p.runs.push_back({ std::move(run->sim), std::move(memory), "snapshot" });
-    }
-    if (p.runs.empty())
+    Payload::SnapshotItem item;
+    item.snapshot = std::make_shared<const engine::snapshot::Snapshot>(std::move(snapshot.value()));
+    item.devices = engine::snapshot::snapshotDevices(*item.snapshot);
+    if (item.devices.empty())
         p.diagnostics.push_back(path + ": warning: the snapshot holds no segment and no trace entry");
+    item.pools = engine::snapshot::summarizePools(*item.snapshot);
+    p.snapshot = std::move(item);
     return {};
 }
 
-Result<Payload> readSource(SourceKind kind, const std::string& path, const ImportOptions& options)
+/// The snapshot's runs, one per device, each replayed straight into the tables: progress in trace
+/// entries over every device (a device without a trace counts as one), cancel between and within.
+Result<void> writeSnapshotRuns(
+    WriteContext& ctx, int64_t sourceId, const Payload::SnapshotItem& item, Reporter& reporter, SourceResult& result)
+{
+    const engine::snapshot::Snapshot& snapshot = *item.snapshot;
+    auto entriesOf = [&snapshot](int device) {
+        const size_t d = size_t(device);
+        return uint64_t(std::max<size_t>(1, d < snapshot.deviceTraces.size() ? snapshot.deviceTraces[d].size() : 0));
+    };
+    uint64_t all = 0, before = 0;
+    for (int device : item.devices)
+        all += entriesOf(device);
+    reporter.amount(0, all, "entries");
+    for (int device : item.devices) {
+        if (auto c = ctx.checkpoint(); !c)
+            return c;
+        const uint64_t entries = entriesOf(device);
+        engine::snapshot::SnapshotRunOptions options;
+        options.pools = &item.pools;
+        options.progress = [&](uint64_t done, uint64_t total) {
+            return reporter.amount(before + (total ? std::min(done, total) * entries / total : 0), all, "entries");
+        };
+        RunPlace place;
+        place.sourceId = sourceId;
+        place.backend = "snapshot";
+        RunStreamWriter writer(ctx, place);
+        if (auto r = engine::snapshot::streamSnapshotRun(snapshot, device, writer, options); !r)
+            return r;
+        if (!writer.ended())
+            return Error { ErrorCode::Internal,
+                "the run of device " + std::to_string(device) + " ended without its totals", snapshot.path };
+        ++result.runs;
+        before += entries;
+        reporter.amount(before, all, "entries");
+    }
+    return {};
+}
+
+Result<Payload> readSource(SourceKind kind, const std::string& path, const ImportOptions& options, Reporter& reporter)
 {
     Payload p;
     Result<void> r;
@@ -320,7 +422,7 @@ Result<Payload> readSource(SourceKind kind, const std::string& path, const Impor
         r = readDebugFolder(path, p, options.runPasses);
         break;
     case SourceKind::MemorySnapshot:
-        r = readMemorySnapshot(path, p, options);
+        r = readMemorySnapshot(path, p, reporter);
         break;
     case SourceKind::CacheFile:
     case SourceKind::CacheDir: {
@@ -350,7 +452,7 @@ Result<Payload> readSource(SourceKind kind, const std::string& path, const Impor
     return p;
 }
 
-Result<void> writePayload(WriteContext& ctx, int64_t sourceId, Payload& p, SourceResult& result)
+Result<void> writePayload(WriteContext& ctx, int64_t sourceId, Payload& p, Reporter& reporter, SourceResult& result)
 {
     for (Payload::GraphItem& item : p.graphs) {
         item.place.sourceId = sourceId;
@@ -376,6 +478,9 @@ Result<void> writePayload(WriteContext& ctx, int64_t sourceId, Payload& p, Sourc
             return id.error();
         ++result.runs;
     }
+    if (p.snapshot)
+        if (auto r = writeSnapshotRuns(ctx, sourceId, *p.snapshot, reporter, result); !r)
+            return r;
     if (p.cache) {
         auto ids = writeCacheScan(ctx, sourceId, *p.cache);
         if (!ids)
@@ -549,21 +654,17 @@ SourceResult importSource(
     SourceResult result;
     result.path = detail::absolutePath(givenPath);
     const std::string& path = result.path;
+    Reporter reporter(options, index, count, path);
     auto finish = [&](SourceResult::Status status, std::string message = {}) {
         result.status = status;
         result.message = std::move(message);
         result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-        if (options.progress)
-            options.progress(ImportProgress { index, count, path, "done", result.rows });
+        reporter.phase("done", result.rows);
         return result;
     };
-    auto report = [&](const char* phase, int64_t rows) {
-        if (options.progress)
-            options.progress(ImportProgress { index, count, path, phase, rows });
-    };
-    if (options.cancelled && options.cancelled())
+    if (reporter.cancelled())
         return finish(SourceResult::Status::Cancelled, "cancelled");
-    report("reading", 0);
+    reporter.phase("reading");
 
     auto examined = examine(path);
     if (!examined)
@@ -585,21 +686,21 @@ SourceResult importSource(
                 "already imported as source " + std::to_string(result.sourceId) + " (" + q->columnText(1) + ")");
         }
     }
-    auto payload = readSource(kind, path, options);
+    auto payload = readSource(kind, path, options, reporter);
     if (!payload) {
-        const bool cancelled = options.cancelled && options.cancelled();
+        const bool cancelled = reporter.cancelled();
         return finish(cancelled ? SourceResult::Status::Cancelled : SourceResult::Status::Failed,
             cancelled ? "cancelled" : payload.error().toString());
     }
     result.diagnostics = payload->diagnostics;
 
-    report("writing", 0);
+    reporter.phase("writing");
     auto tx = Transaction::begin(db);
     if (!tx)
         return finish(SourceResult::Status::Failed, tx.error().toString());
     WriteContext ctx(db, [&](int64_t rows) {
-        report("writing", rows);
-        return !(options.cancelled && options.cancelled());
+        reporter.rows(rows);
+        return !reporter.cancelled();
     });
     auto insert = db.prepare("INSERT INTO sources(path, kind, size, content_hash, imported_at, diagnostics) "
                              "VALUES (?, ?, ?, ?, ?, ?)");
@@ -614,7 +715,7 @@ SourceResult importSource(
     if (auto r = insert->run(); !r)
         return finish(SourceResult::Status::Failed, r.error().toString());
     result.sourceId = db.lastInsertRowId();
-    auto written = writePayload(ctx, result.sourceId, *payload, result);
+    auto written = writePayload(ctx, result.sourceId, *payload, reporter, result);
     result.rows = ctx.rows() + 1;
     if (!written) {
         result.sourceId = 0;
@@ -627,6 +728,27 @@ SourceResult importSource(
         return finish(SourceResult::Status::Failed, r.error().toString());
     }
     return finish(SourceResult::Status::Imported);
+}
+
+ProgressWords progressWords(const ImportProgress& p)
+{
+    if (p.total > 0 && p.unit == "bytes") {
+        const bool mib = p.total >= (uint64_t(1) << 20);
+        const uint64_t scale = mib ? uint64_t(1) << 20 : uint64_t(1) << 10;
+        auto scaled = [scale](uint64_t bytes) { return std::to_string((bytes + scale / 2) / scale); };
+        return { p.phase, scaled(p.done) + "/" + scaled(p.total) + (mib ? " MiB" : " KiB") };
+    }
+    if (p.total > 0)
+        return { p.unit == "entries" ? "replaying" : p.phase, std::to_string(p.done * 100 / p.total) + "%" };
+    if (p.rows <= 0)
+        return { p.phase, {} };
+    std::string digits = std::to_string(p.rows), rows;
+    for (size_t i = 0; i < digits.size(); ++i) {
+        if (i && (digits.size() - i) % 3 == 0)
+            rows += ',';
+        rows += digits[i];
+    }
+    return { p.phase, rows + " rows" };
 }
 
 Result<std::vector<SourceResult>> importPaths(

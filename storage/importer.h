@@ -43,7 +43,22 @@ struct ImportProgress {
     std::string path;
     std::string phase; ///< "reading", "writing", "done"
     int64_t rows = 0; ///< rows written so far for this source
+    /// How far the phase is, where it can tell: `done` of `total` `unit`s. Units: "bytes" while a
+    /// memory snapshot's file is read (phase "reading"); "entries" while its trace is replayed and
+    /// written as runs (phase "writing"; every device's entries together, a device without a trace
+    /// counting as one). Empty, with done = total = 0, otherwise: then only `rows` moves. Reported at
+    /// most about once per 1 % of the total; while a phase has a total, the row count rides along
+    /// with those reports instead of coming every few thousand rows.
+    uint64_t done = 0, total = 0;
+    std::string unit;
 };
+/// A progress report in words, for a status line: {"reading", "312/1006 MiB"} (KiB below 1 MiB),
+/// {"replaying", "45%"} (a snapshot's trace entries), {"writing", "120,000 rows"}; the amount is
+/// empty when the report tells none.
+struct ProgressWords {
+    std::string phase, amount;
+};
+ProgressWords progressWords(const ImportProgress& p);
 
 struct SourceResult {
     enum class Status { Imported, Duplicate, Failed, Cancelled };

@@ -7,9 +7,11 @@
 #include "storage/run_store_text.h"
 #include "storage/store_util.h"
 
+#include <algorithm>
 #include <cinttypes>
 #include <cstdio>
 #include <ctime>
+#include <unordered_map>
 
 namespace storage {
 
@@ -164,176 +166,9 @@ int64_t i64(uint64_t v)
     return int64_t(v);
 }
 
-class RunWriter {
-public:
-    RunWriter(WriteContext& ctx, const Simulation& sim, int64_t runId)
-        : m_ctx(ctx)
-        , m_sim(sim)
-        , m_run(runId)
-    {
-    }
-
-    Result<void> graphsAndPools()
-    {
-        auto s = prepareInsert(m_ctx.db(), "run_graphs", 15);
-        if (!s)
-            return s.error();
-        for (size_t i = 0; i < m_sim.graphs.size(); ++i) {
-            const GraphRecord& g = m_sim.graphs[i];
-            s->bind(1, m_run).bind(2, int64_t(i)).bind(3, g.name).bind(4, g.id).bind(5, g.pool.str());
-            s->bind(6, stringsJson(g.keys)).bind(7, stringsJson(g.allKeys)).bind(8, int64_t(g.captures));
-            s->bind(9, int64_t(g.recapturesMutatedInput)).bind(10, int64_t(g.recapturesCoreLimit));
-            s->bind(11, int64_t(g.recapturesForce)).bind(12, int64_t(g.replays)).bind(13, int64_t(g.eagerCalls));
-            if (g.fallbackToEager)
-                s->bind(14, int64_t(g.fallbackCall));
-            s->bind(15, g.counters.empty() ? std::string("{}") : engine::jsonText(Json(g.counters), -1));
-            if (auto r = insert(*s, m_ctx); !r)
-                return r;
-        }
-        auto p = prepareInsert(m_ctx.db(), "run_pools", 6);
-        if (!p)
-            return p.error();
-        for (const PoolRecord& pool : m_sim.pools) {
-            p->bind(1, m_run).bind(2, pool.pool.str()).bind(3, stringsJson(pool.graphs)).bind(4, int64_t(pool.custom));
-            p->bind(5, i64(pool.peakReserved)).bind(6, i64(pool.peakAllocated));
-            if (auto r = insert(*p, m_ctx); !r)
-                return r;
-        }
-        return {};
-    }
-
-    Result<void> calls()
-    {
-        auto s = prepareInsert(m_ctx.db(), "run_calls", 15);
-        if (!s)
-            return s.error();
-        for (const CallRecord& c : m_sim.calls) {
-            s->bind(1, m_run).bind(2, int64_t(c.index)).bind(3, c.graph).bind(4, c.graphId).bind(5, c.key);
-            s->bind(6, std::string_view(callActionName(c.action))).bind(7, c.recaptureCause);
-            s->bind(8, int64_t(c.inputsCopied)).bind(9, i64(c.bytesCopied)).bind(10, int64_t(c.outputsRebuilt));
-            s->bind(11, i64(c.deviceReserved)).bind(12, i64(c.deviceAllocated)).bind(13, int64_t(c.firstEvent));
-            s->bind(14, int64_t(c.eventCount)).bind(15, runtext::poolStatesJson(c.pools));
-            if (auto r = insert(*s, m_ctx); !r)
-                return r;
-        }
-        return {};
-    }
-
-    Result<void> events()
-    {
-        auto s = prepareInsert(m_ctx.db(), "run_events", 12);
-        if (!s)
-            return s.error();
-        auto sets = prepareInsert(m_ctx.db(), "run_input_sets", 3);
-        if (!sets)
-            return sets.error();
-        // Each distinct list of input actions is stored once; events name it.
-        std::unordered_map<std::string, int64_t> setIds;
-        std::unordered_map<std::string, std::pair<const std::vector<InputAction>*, int64_t>> lastSet;
-        std::string setKey;
-        for (const Event& e : m_sim.events) {
-            s->bind(1, m_run).bind(2, int64_t(e.index)).bind(3, int64_t(e.call));
-            s->bind(4, std::string_view(eventKindName(e.kind))).bind(5, e.graph).bind(6, e.key).bind(7, e.summary);
-            s->bind(8, logJson(e.log));
-            if (!e.inputs.empty()) {
-                // A replay's actions are nearly always those of the previous input update of the
-                // same graph and key:
-                // compare with that first, and only build the JSON text when they differ.
-                setKey.assign(e.graph).append(1, '\0').append(e.key);
-                auto& last = lastSet[setKey];
-                if (!last.first || !sameInputs(*last.first, e.inputs)) {
-                    std::string json = inputsJson(e.inputs);
-                    auto [it, added] = setIds.emplace(std::move(json), int64_t(setIds.size()));
-                    if (added) {
-                        sets->bind(1, m_run).bind(2, it->second).bind(3, std::string_view(it->first));
-                        if (auto r = insert(*sets, m_ctx); !r)
-                            return r;
-                    }
-                    last = { &e.inputs, it->second };
-                }
-                s->bind(9, last.second);
-            }
-            if (e.hazard >= 0)
-                s->bind(10, int64_t(e.hazard));
-            s->bind(11, i64(e.deviceReserved)).bind(12, i64(e.deviceAllocated));
-            if (auto r = insert(*s, m_ctx); !r)
-                return r;
-        }
-        return {};
-    }
-
-    Result<void> hazardsAndOwners()
-    {
-        auto s = prepareInsert(m_ctx.db(), "run_hazards", 9);
-        if (!s)
-            return s.error();
-        for (size_t i = 0; i < m_sim.hazards.size(); ++i) {
-            const Hazard& h = m_sim.hazards[i];
-            s->bind(1, m_run).bind(2, int64_t(i)).bind(3, std::string_view(hazardKindName(h.kind)));
-            s->bind(4, int64_t(h.call)).bind(5, h.graph).bind(6, h.key).bind(7, h.concerns).bind(8, h.message);
-            if (h.madeAtCall >= 0)
-                s->bind(9, int64_t(h.madeAtCall));
-            if (auto r = insert(*s, m_ctx); !r)
-                return r;
-        }
-        auto o = prepareInsert(m_ctx.db(), "run_owners", 7);
-        if (!o)
-            return o.error();
-        for (size_t i = 0; i < m_sim.owners.size(); ++i) {
-            const OwnerInfo& w = m_sim.owners[i];
-            o->bind(1, m_run).bind(2, int64_t(i)).bind(3, std::string_view(ownerKindName(w.kind)));
-            o->bind(4, w.graph).bind(5, w.key).bind(6, w.tensor).bind(7, int64_t(w.call));
-            if (auto r = insert(*o, m_ctx); !r)
-                return r;
-        }
-        return {};
-    }
-
-    /// The changes of every delta (the pools need no rows: a keyframe stands at every event that
-    /// changed them), then the keyframes. A removed segment or block is written with present = 0 and
-    /// the columns' default values.
-    Result<void> memory(const MemoryTimeline& timeline)
-    {
-        auto seg = prepareInsert(m_ctx.db(), "run_segment_changes", 8);
-        auto blk = prepareInsert(m_ctx.db(), "run_block_changes", 9);
-        auto key = prepareInsert(m_ctx.db(), "run_keyframes", 3);
-        if (!seg || !blk || !key)
-            return !seg ? seg.error() : !blk ? blk.error() : key.error();
-        for (const MemoryDelta& d : timeline.deltas()) {
-            for (const auto& [address, s] : d.segments) {
-                seg->bind(1, m_run).bind(2, int64_t(d.event)).bind(3, i64(address)).bind(4, int64_t(s ? 1 : 0));
-                const MemoryState::Segment v = s.value_or(MemoryState::Segment {});
-                seg->bind(5, s ? v.pool.str() : std::string()).bind(6, int64_t(v.stream)).bind(7, int64_t(v.small));
-                seg->bind(8, i64(v.totalSize));
-                if (auto r = insert(*seg, m_ctx); !r)
-                    return r;
-            }
-            for (const auto& [address, b] : d.blocks) {
-                blk->bind(1, m_run).bind(2, int64_t(d.event)).bind(3, i64(address)).bind(4, int64_t(b ? 1 : 0));
-                const MemoryState::Block v = b.value_or(MemoryState::Block {});
-                blk->bind(5, i64(v.segment)).bind(6, i64(v.size)).bind(7, i64(v.requested));
-                blk->bind(8, int64_t(v.allocated)).bind(9, v.owner);
-                if (auto r = insert(*blk, m_ctx); !r)
-                    return r;
-            }
-        }
-        for (const auto& [event, state] : timeline.keyframes()) {
-            key->bind(1, m_run).bind(2, int64_t(event)).bindBlob(3, state.encode());
-            if (auto r = insert(*key, m_ctx); !r)
-                return r;
-        }
-        return {};
-    }
-
-private:
-    WriteContext& m_ctx;
-    const Simulation& m_sim;
-    int64_t m_run;
-};
-
-/// Inserts the runs row with the summary counts.
-Result<int64_t> insertRunRow(
-    WriteContext& ctx, const Simulation& sim, const RunPlace& place, const MemoryTimeline* memory)
+/// Inserts the runs row with the summary counts of `sim` (its events, peaks and warnings: a
+/// RunStreamWriter sets those again in end()).
+Result<int64_t> insertRunRow(WriteContext& ctx, const Simulation& sim, const RunPlace& place, int keyframeInterval)
 {
     int captures = 0, recaptures = 0, replays = 0, eager = 0;
     for (const GraphRecord& g : sim.graphs) {
@@ -361,7 +196,7 @@ Result<int64_t> insertRunRow(
     s->bind(13, int64_t(recaptures)).bind(14, int64_t(replays)).bind(15, int64_t(eager));
     s->bind(16, int64_t(sim.hazards.size())).bind(17, i64(sim.peakDeviceReserved));
     s->bind(18, i64(sim.peakDeviceAllocated)).bind(19, int64_t(sim.outOfMemory)).bind(20, int64_t(sim.cancelled));
-    s->bind(21, int64_t(memory ? memory->keyframeInterval() : 0)).bind(22, stringsJson(sim.warnings));
+    s->bind(21, int64_t(keyframeInterval)).bind(22, stringsJson(sim.warnings));
     if (auto r = insert(*s, ctx); !r)
         return r.error();
     return ctx.db().lastInsertRowId();
@@ -369,24 +204,303 @@ Result<int64_t> insertRunRow(
 
 } // namespace
 
+namespace detail {
+
+/// The rows of one run, one row at a time: each writer below binds and inserts one row (or one
+/// event's changes) through a statement prepared on first use. writeRun (a whole run) and
+/// RunStreamWriter (a run as it is delivered) both write through it, so both store the same rows.
+class RunRows {
+public:
+    RunRows(WriteContext& ctx, int64_t runId)
+        : m_ctx(ctx)
+        , m_run(runId)
+    {
+    }
+
+    /// What a run's header holds besides its runs row: graphs, pools, calls and hazards.
+    Result<void> header(const Simulation& sim)
+    {
+        for (size_t i = 0; i < sim.graphs.size(); ++i)
+            if (auto r = graph(int64_t(i), sim.graphs[i]); !r)
+                return r;
+        for (const PoolRecord& p : sim.pools)
+            if (auto r = pool(p); !r)
+                return r;
+        for (const CallRecord& c : sim.calls)
+            if (auto r = call(c); !r)
+                return r;
+        for (size_t i = 0; i < sim.hazards.size(); ++i)
+            if (auto r = hazard(int64_t(i), sim.hazards[i]); !r)
+                return r;
+        return {};
+    }
+
+    Result<void> graph(int64_t pos, const GraphRecord& g)
+    {
+        return insertRow(Graphs, [&](Statement& s) {
+            s.bind(1, m_run).bind(2, pos).bind(3, g.name).bind(4, g.id).bind(5, g.pool.str());
+            s.bind(6, stringsJson(g.keys)).bind(7, stringsJson(g.allKeys)).bind(8, int64_t(g.captures));
+            s.bind(9, int64_t(g.recapturesMutatedInput)).bind(10, int64_t(g.recapturesCoreLimit));
+            s.bind(11, int64_t(g.recapturesForce)).bind(12, int64_t(g.replays)).bind(13, int64_t(g.eagerCalls));
+            if (g.fallbackToEager)
+                s.bind(14, int64_t(g.fallbackCall));
+            s.bind(15, g.counters.empty() ? std::string("{}") : engine::jsonText(Json(g.counters), -1));
+        });
+    }
+
+    Result<void> pool(const PoolRecord& pool)
+    {
+        return insertRow(Pools, [&](Statement& p) {
+            p.bind(1, m_run).bind(2, pool.pool.str()).bind(3, stringsJson(pool.graphs)).bind(4, int64_t(pool.custom));
+            p.bind(5, i64(pool.peakReserved)).bind(6, i64(pool.peakAllocated));
+        });
+    }
+
+    Result<void> call(const CallRecord& c)
+    {
+        return insertRow(Calls, [&](Statement& s) {
+            s.bind(1, m_run).bind(2, int64_t(c.index)).bind(3, c.graph).bind(4, c.graphId).bind(5, c.key);
+            s.bind(6, std::string_view(callActionName(c.action))).bind(7, c.recaptureCause);
+            s.bind(8, int64_t(c.inputsCopied)).bind(9, i64(c.bytesCopied)).bind(10, int64_t(c.outputsRebuilt));
+            s.bind(11, i64(c.deviceReserved)).bind(12, i64(c.deviceAllocated)).bind(13, int64_t(c.firstEvent));
+            s.bind(14, int64_t(c.eventCount)).bind(15, runtext::poolStatesJson(c.pools));
+        });
+    }
+
+    Result<void> hazard(int64_t index, const Hazard& h)
+    {
+        return insertRow(Hazards, [&](Statement& s) {
+            s.bind(1, m_run).bind(2, index).bind(3, std::string_view(hazardKindName(h.kind)));
+            s.bind(4, int64_t(h.call)).bind(5, h.graph).bind(6, h.key).bind(7, h.concerns).bind(8, h.message);
+            if (h.madeAtCall >= 0)
+                s.bind(9, int64_t(h.madeAtCall));
+        });
+    }
+
+    /// The event's row, and its input actions' run_input_sets row the first time that list appears.
+    Result<void> event(const Event& e)
+    {
+        Statement *s = nullptr, *sets = nullptr;
+        if (auto r = statement(Events, s); !r)
+            return r;
+        s->bind(1, m_run).bind(2, int64_t(e.index)).bind(3, int64_t(e.call));
+        s->bind(4, std::string_view(eventKindName(e.kind))).bind(5, e.graph).bind(6, e.key).bind(7, e.summary);
+        s->bind(8, logJson(e.log));
+        if (!e.inputs.empty()) {
+            // A replay's actions are nearly always those of the previous input update of the same
+            // graph and key: compare with that first, and only build the JSON text when they differ.
+            m_setKey.assign(e.graph).append(1, '\0').append(e.key);
+            auto& last = m_lastSet.try_emplace(m_setKey, std::vector<InputAction> {}, -1).first->second;
+            if (last.second < 0 || !sameInputs(last.first, e.inputs)) {
+                std::string json = inputsJson(e.inputs);
+                auto [it, added] = m_setIds.emplace(std::move(json), int64_t(m_setIds.size()));
+                if (added) {
+                    if (auto r = statement(InputSets, sets); !r)
+                        return r;
+                    sets->bind(1, m_run).bind(2, it->second).bind(3, std::string_view(it->first));
+                    if (auto r = insert(*sets, m_ctx); !r)
+                        return r;
+                }
+                last = { e.inputs, it->second };
+            }
+            s->bind(9, last.second);
+        }
+        if (e.hazard >= 0)
+            s->bind(10, int64_t(e.hazard));
+        s->bind(11, i64(e.deviceReserved)).bind(12, i64(e.deviceAllocated));
+        return insert(*s, m_ctx);
+    }
+
+    Result<void> owner(int64_t index, const OwnerInfo& w)
+    {
+        return insertRow(Owners, [&](Statement& o) {
+            o.bind(1, m_run).bind(2, index).bind(3, std::string_view(ownerKindName(w.kind)));
+            o.bind(4, w.graph).bind(5, w.key).bind(6, w.tensor).bind(7, int64_t(w.call));
+        });
+    }
+
+    /// One event's segment and block changes (the pools need no rows: a keyframe stands at every
+    /// event that changed them). A removed segment or block is written with present = 0 and the
+    /// columns' default values.
+    Result<void> changes(const MemoryDelta& d)
+    {
+        Statement *seg = nullptr, *blk = nullptr;
+        if (!d.segments.empty())
+            if (auto r = statement(Segments, seg); !r)
+                return r;
+        if (!d.blocks.empty())
+            if (auto r = statement(Blocks, blk); !r)
+                return r;
+        for (const auto& [address, s] : d.segments) {
+            seg->bind(1, m_run).bind(2, int64_t(d.event)).bind(3, i64(address)).bind(4, int64_t(s ? 1 : 0));
+            const MemoryState::Segment v = s.value_or(MemoryState::Segment {});
+            seg->bind(5, s ? v.pool.str() : std::string()).bind(6, int64_t(v.stream)).bind(7, int64_t(v.small));
+            seg->bind(8, i64(v.totalSize));
+            if (auto r = insert(*seg, m_ctx); !r)
+                return r;
+        }
+        for (const auto& [address, b] : d.blocks) {
+            blk->bind(1, m_run).bind(2, int64_t(d.event)).bind(3, i64(address)).bind(4, int64_t(b ? 1 : 0));
+            const MemoryState::Block v = b.value_or(MemoryState::Block {});
+            blk->bind(5, i64(v.segment)).bind(6, i64(v.size)).bind(7, i64(v.requested));
+            blk->bind(8, int64_t(v.allocated)).bind(9, v.owner);
+            if (auto r = insert(*blk, m_ctx); !r)
+                return r;
+        }
+        return {};
+    }
+
+    Result<void> keyframe(int event, const MemoryState& state)
+    {
+        return insertRow(
+            Keyframes, [&](Statement& key) { key.bind(1, m_run).bind(2, int64_t(event)).bindBlob(3, state.encode()); });
+    }
+
+private:
+    enum Table { Graphs, Pools, Calls, Events, InputSets, Hazards, Owners, Segments, Blocks, Keyframes, kTables };
+
+    /// The INSERT of `table`, prepared the first time it is asked for.
+    Result<void> statement(Table table, Statement*& out)
+    {
+        static constexpr struct {
+            const char* name;
+            int columns;
+        } kInsert[kTables] = { { "run_graphs", 15 }, { "run_pools", 6 }, { "run_calls", 15 }, { "run_events", 12 },
+            { "run_input_sets", 3 }, { "run_hazards", 9 }, { "run_owners", 7 }, { "run_segment_changes", 8 },
+            { "run_block_changes", 9 }, { "run_keyframes", 3 } };
+        std::optional<Statement>& s = m_statements[table];
+        if (!s) {
+            auto prepared = prepareInsert(m_ctx.db(), kInsert[table].name, kInsert[table].columns);
+            if (!prepared)
+                return prepared.error();
+            s = std::move(prepared.value());
+        }
+        out = &*s;
+        return {};
+    }
+
+    /// One row of `table`: `bind(statement)` binds its values, then it is inserted and counted.
+    template <typename Bind> Result<void> insertRow(Table table, Bind&& bind)
+    {
+        Statement* s = nullptr;
+        if (auto r = statement(table, s); !r)
+            return r;
+        bind(*s);
+        return insert(*s, m_ctx);
+    }
+
+    WriteContext& m_ctx;
+    int64_t m_run;
+    std::optional<Statement> m_statements[kTables];
+    // Each distinct list of input actions is stored once; events name it (event()).
+    std::unordered_map<std::string, int64_t> m_setIds;
+    /// Per graph and key, the last input update's actions and their set (-1: none yet).
+    std::unordered_map<std::string, std::pair<std::vector<InputAction>, int64_t>> m_lastSet;
+    std::string m_setKey;
+};
+
+} // namespace detail
+
 Result<int64_t> writeRun(WriteContext& ctx, const Simulation& sim, const RunPlace& place, const MemoryTimeline* memory)
 {
-    auto id = insertRunRow(ctx, sim, place, memory);
+    auto id = insertRunRow(ctx, sim, place, memory ? memory->keyframeInterval() : 0);
     if (!id)
         return id.error();
-    RunWriter w(ctx, sim, *id);
-    if (auto r = w.graphsAndPools(); !r)
+    detail::RunRows rows(ctx, *id);
+    if (auto r = rows.header(sim); !r)
         return r.error();
-    if (auto r = w.calls(); !r)
-        return r.error();
-    if (auto r = w.events(); !r)
-        return r.error();
-    if (auto r = w.hazardsAndOwners(); !r)
-        return r.error();
-    if (memory)
-        if (auto r = w.memory(*memory); !r)
+    for (const Event& e : sim.events)
+        if (auto r = rows.event(e); !r)
+            return r.error();
+    for (size_t i = 0; i < sim.owners.size(); ++i)
+        if (auto r = rows.owner(int64_t(i), sim.owners[i]); !r)
+            return r.error();
+    if (!memory)
+        return *id;
+    for (const MemoryDelta& d : memory->deltas())
+        if (auto r = rows.changes(d); !r)
+            return r.error();
+    for (const auto& [event, state] : memory->keyframes())
+        if (auto r = rows.keyframe(event, state); !r)
             return r.error();
     return *id;
+}
+
+RunStreamWriter::RunStreamWriter(WriteContext& ctx, RunPlace place)
+    : m_ctx(ctx)
+    , m_place(std::move(place))
+{
+}
+
+RunStreamWriter::~RunStreamWriter() = default;
+
+Result<void> RunStreamWriter::outOfOrder(const std::string& what) const
+{
+    return Error { ErrorCode::InvalidArgument, "run " + std::to_string(m_runId) + " streamed out of order: " + what,
+        m_ctx.db().path() };
+}
+
+Result<void> RunStreamWriter::begin(const Simulation& header)
+{
+    if (m_rows)
+        return outOfOrder("begin() called twice");
+    if (!header.events.empty() || !header.owners.empty())
+        return outOfOrder("the header holds events or owners (they come through step() and owner())");
+    auto id = insertRunRow(m_ctx, header, m_place, KeyframeRule().interval());
+    if (!id)
+        return id.error();
+    m_runId = *id;
+    m_warnings = header.warnings;
+    m_rows = std::make_unique<detail::RunRows>(m_ctx, m_runId);
+    return m_rows->header(header);
+}
+
+Result<void> RunStreamWriter::owner(engine::memory::OwnerId id, const OwnerInfo& owner)
+{
+    if (!m_rows || m_ended)
+        return outOfOrder("an owner outside begin() ... end()");
+    if (id != m_owners)
+        return outOfOrder("owner " + std::to_string(id) + " where owner " + std::to_string(m_owners) + " was due");
+    ++m_owners;
+    return m_rows->owner(id, owner);
+}
+
+Result<void> RunStreamWriter::step(const Event& event, const MemoryDelta& delta, const MemoryState* keyframe)
+{
+    if (!m_rows || m_ended)
+        return outOfOrder("a step outside begin() ... end()");
+    if (event.index != m_events || delta.event != event.index)
+        return outOfOrder("event " + std::to_string(event.index) + " (changes of event " + std::to_string(delta.event)
+            + ") where event " + std::to_string(m_events) + " was due");
+    if (m_events == 0 && !keyframe)
+        return outOfOrder("the first step has no keyframe");
+    ++m_events;
+    if (auto r = m_rows->event(event); !r)
+        return r;
+    if (auto r = m_rows->changes(delta); !r)
+        return r;
+    return keyframe ? m_rows->keyframe(event.index, *keyframe) : Result<void> {};
+}
+
+Result<void> RunStreamWriter::end(const RunTotals& totals)
+{
+    if (!m_rows || m_ended)
+        return outOfOrder("end() without begin() or twice");
+    if (totals.events != m_events)
+        return outOfOrder(
+            std::to_string(totals.events) + " events in the totals, " + std::to_string(m_events) + " streamed");
+    m_warnings.insert(m_warnings.end(), totals.warnings.begin(), totals.warnings.end());
+    auto s = m_ctx.db().prepare(
+        "UPDATE runs SET events = ?, peak_reserved = ?, peak_allocated = ?, warnings = ? WHERE id = ?");
+    if (!s)
+        return s.error();
+    s->bind(1, int64_t(m_events)).bind(2, i64(totals.peakReserved)).bind(3, i64(totals.peakAllocated));
+    s->bind(4, stringsJson(m_warnings)).bind(5, m_runId);
+    if (auto r = s->run(); !r)
+        return r;
+    m_ended = true;
+    m_warnings.clear();
+    return {};
 }
 
 } // namespace storage

@@ -1,15 +1,17 @@
 #pragma once
 /// Simulation runs in the project database (tables runs, run_graphs, run_pools, run_calls,
 /// run_events, run_hazards, run_owners, run_segment_changes, run_block_changes, run_keyframes;
-/// docs/database.md). Memory is stored as changes per event plus a full state every
-/// keyframe interval, so memoryAt() rebuilds any step from the nearest keyframe without
-/// re-simulating.
+/// docs/database.md). Memory is stored as changes per event plus a full state where the timeline's
+/// KeyframeRule keeps one, so memoryAt() rebuilds any step from the nearest keyframe without
+/// re-simulating. A run is written whole (writeRun) or as it is delivered (RunStreamWriter).
 #include "engine/runtime/memory_timeline.h"
+#include "engine/runtime/run_sink.h"
 #include "engine/runtime/simulator.h"
 #include "storage/write_context.h"
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -27,6 +29,49 @@ struct RunPlace {
 /// (changes and keyframes) when `memory` is given. Returns runs.id.
 Result<int64_t> writeRun(WriteContext& ctx, const engine::runtime::Simulation& sim, const RunPlace& place,
     const engine::runtime::MemoryTimeline* memory);
+
+namespace detail {
+class RunRows;
+}
+
+/// Writes a run as it is delivered (engine::runtime::RunSink), row by row into the same tables and
+/// with the same rows as writeRun, so a run of any length is stored without ever being held in
+/// memory. Runs inside the caller's transaction and WriteContext: every row counts (and may cancel),
+/// and after an error or a cancel the caller rolls back. begin() inserts the runs row (no events
+/// yet, keyframe_interval that of KeyframeRule) and the header's graphs, pools, calls and hazards;
+/// owner() and step() add owners, events, memory changes and keyframes; end() sets the events,
+/// peaks and warnings of the runs row. A call out of order (a step before begin, an event index
+/// out of sequence) is an ErrorCode::InvalidArgument error.
+class RunStreamWriter : public engine::runtime::RunSink {
+public:
+    RunStreamWriter(WriteContext& ctx, RunPlace place);
+    ~RunStreamWriter() override;
+    RunStreamWriter(const RunStreamWriter&) = delete;
+    RunStreamWriter& operator=(const RunStreamWriter&) = delete;
+
+    Result<void> begin(const engine::runtime::Simulation& header) override;
+    Result<void> owner(engine::memory::OwnerId id, const engine::runtime::OwnerInfo& owner) override;
+    Result<void> step(const engine::runtime::Event& event, const engine::runtime::MemoryDelta& delta,
+        const engine::runtime::MemoryState* keyframe) override;
+    Result<void> end(const engine::runtime::RunTotals& totals) override;
+
+    /// runs.id of the run being written: 0 before begin().
+    int64_t runId() const { return m_runId; }
+    /// Whether end() has completed the runs row.
+    bool ended() const { return m_ended; }
+
+private:
+    Result<void> outOfOrder(const std::string& what) const;
+
+    WriteContext& m_ctx;
+    RunPlace m_place;
+    int64_t m_runId = 0;
+    int m_events = 0; ///< steps written
+    int64_t m_owners = 0; ///< owners written
+    bool m_ended = false;
+    std::vector<std::string> m_warnings; ///< the header's, completed by end()
+    std::unique_ptr<detail::RunRows> m_rows;
+};
 
 struct RunRow {
     int64_t id = 0;

@@ -63,8 +63,10 @@ bool ImportController::start(const QString& dbPath, const QStringList& paths)
             QMetaObject::invokeMethod(
                 this,
                 [this, source = int(p.source), sources = int(p.sources), path = QString::fromStdString(p.path),
-                    phase = QString::fromStdString(p.phase),
-                    rows = qlonglong(p.rows)] { emit progress(source, sources, path, phase, rows); },
+                    phase = QString::fromStdString(p.phase), rows = qlonglong(p.rows), done = qulonglong(p.done),
+                    total = qulonglong(p.total), unit = QString::fromStdString(p.unit)] {
+                    emit progress(source, sources, path, phase, rows, done, total, unit);
+                },
                 Qt::QueuedConnection);
         };
         auto results = storage::importPaths(db, list, options);

@@ -12,6 +12,7 @@
 #include "gui/app/report_export.h"
 #include "gui/app/runtime_panel.h"
 #include "gui/graph/graph_view_widget.h"
+#include "storage/importer.h"
 #include "storage/project_db.h"
 #include "storage/project_outline.h"
 
@@ -37,6 +38,7 @@
 #include <QTabWidget>
 #include <QToolButton>
 #include <QTreeView>
+#include <algorithm>
 
 namespace gui {
 
@@ -107,6 +109,7 @@ void MainWindow::buildProjectDock()
         emit reportExported(path, error);
     });
     m_importProgress = new QProgressBar;
+    m_importProgress->setObjectName("importProgress");
     m_importProgress->setMaximumWidth(220);
     m_importProgress->setTextVisible(true);
     m_importProgress->hide();
@@ -118,10 +121,29 @@ void MainWindow::buildProjectDock()
     statusBar()->addPermanentWidget(m_cancelImport);
     connect(m_cancelImport, &QToolButton::clicked, m_import, &ImportController::cancel);
     connect(m_import, &ImportController::progress, this,
-        [this](int source, int sources, const QString& path, const QString& phase, qlonglong rows) {
-            m_importProgress->setRange(0, sources);
-            m_importProgress->setValue(phase == "done" ? source + 1 : source);
-            m_importProgress->setFormat(QString("%1/%2").arg(source + 1).arg(sources));
+        [this](int source, int sources, const QString& path, const QString& phase, qlonglong rows, qulonglong done,
+            qulonglong total, const QString& unit) {
+            storage::ImportProgress p;
+            p.phase = phase.toStdString();
+            p.rows = rows;
+            p.done = done;
+            p.total = total;
+            p.unit = unit.toStdString();
+            const storage::ProgressWords words = storage::progressWords(p);
+            const QString counted = QString("%1/%2").arg(source + 1).arg(sources);
+            if (total > 0 && phase != "done") {
+                // A long phase of one source (a snapshot read or replayed): how far that phase is.
+                m_importProgress->setRange(0, 1000);
+                m_importProgress->setValue(int(std::min<qulonglong>(done, total) * 1000 / total));
+                m_importProgress->setFormat((sources > 1 ? counted + " " : QString())
+                    + QString::fromStdString(words.phase + " " + words.amount));
+            } else {
+                m_importProgress->setRange(0, sources);
+                m_importProgress->setValue(phase == "done" ? source + 1 : source);
+                m_importProgress->setFormat(sources == 1 && phase == "writing" && rows
+                        ? QString::fromStdString(words.phase + " " + words.amount)
+                        : counted);
+            }
             statusBar()->showMessage(
                 QString("Importing %1: %2%3")
                     .arg(QFileInfo(path).fileName(), phase, rows ? QString(", %1 rows").arg(rows) : QString()));

@@ -104,10 +104,18 @@ int importCommand(const std::vector<std::string>& args, std::ostream& out, std::
             std::lock_guard<std::mutex> lock(mutex);
             if (p.phase == "done")
                 return clearLine();
+            // "[1/1] reading /x.pickle: 312/1006 MiB", "[1/1] replaying /x.pickle: 45%, 1,234 rows";
+            // the importer reports a phase with a total at most once per percent.
+            const storage::ProgressWords words = storage::progressWords(p);
             std::ostringstream line;
-            line << "[" << p.source + 1 << "/" << p.sources << "] " << p.phase << " " << p.path;
-            if (p.rows)
-                line << ": " << p.rows << " rows";
+            line << "[" << p.source + 1 << "/" << p.sources << "] " << words.phase << " " << p.path;
+            if (!words.amount.empty())
+                line << ": " << words.amount;
+            if (p.total > 0 && p.rows) {
+                storage::ImportProgress rows = p;
+                rows.total = 0;
+                line << ", " << storage::progressWords(rows).amount;
+            }
             std::string text = line.str();
             if (text.size() > 100)
                 text = text.substr(0, 48) + "..." + text.substr(text.size() - 49);

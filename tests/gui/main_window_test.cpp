@@ -4,6 +4,7 @@
 #include "gui/app/compare_panel.h"
 #include "gui/app/config_panel.h"
 #include "gui/app/graph_panel.h"
+#include "gui/app/import_controller.h"
 #include "gui/app/inspector_panel.h"
 #include "gui/app/main_window.h"
 #include "gui/app/memory_view.h"
@@ -24,6 +25,7 @@
 #include <QJsonObject>
 #include <QLabel>
 #include <QMimeData>
+#include <QProgressBar>
 #include <QSettings>
 #include <QSignalSpy>
 #include <QStandardPaths>
@@ -99,6 +101,38 @@ private slots:
             if (label->isVisible() && label->text().contains("notes.bin"))
                 banner = true;
         QVERIFY(banner);
+    }
+
+    // A memory snapshot imported: the status bar's bar follows each phase of the source (the file
+    // read in bytes, its trace replayed), not just the count of sources, and the run is stored.
+    void snapshotImportShowsHowFarEachPhaseIs()
+    {
+        QTemporaryDir dir;
+        gui::MainWindow window({ dir.filePath("snapshot.aclgi") });
+        QSignalSpy shown(&window, &gui::MainWindow::projectShown);
+        QSignalSpy imported(&window, &gui::MainWindow::importFinished);
+        window.show();
+        QVERIFY(shown.wait(20000));
+        auto* controller = window.findChild<gui::ImportController*>();
+        auto* bar = window.findChild<QProgressBar*>("importProgress");
+        QVERIFY(controller && bar);
+        QStringList formats; // the bar's text after each report with a total
+        connect(controller, &gui::ImportController::progress, &window,
+            [&](int, int, const QString&, const QString& phase, qlonglong, qulonglong done, qulonglong total,
+                const QString& unit) {
+                QVERIFY(done <= total);
+                if (total == 0 || phase == "done")
+                    return;
+                QCOMPARE(bar->maximum(), 1000);
+                QCOMPARE(qulonglong(bar->value()), done * 1000 / total);
+                formats << unit + ": " + bar->format();
+            });
+        window.importFiles({ ACLGI_SOURCE_DIR "/tests/data/snapshots/graph_pools.pickle" });
+        QVERIFY(imported.wait(20000));
+        QVERIFY2(formats.contains("bytes: reading 3/3 KiB"), qPrintable(formats.join(" | ")));
+        QVERIFY2(formats.contains("entries: replaying 100%"), qPrintable(formats.join(" | ")));
+        QVERIFY2(window.bannerText().isEmpty(), qPrintable(window.bannerText()));
+        QVERIFY(!bar->isVisible());
     }
 
     // A sample given on the command line is imported and simulated; the window opens on its run.

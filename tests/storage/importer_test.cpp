@@ -428,3 +428,164 @@ TEST_F(Importer, ImportsAMemorySnapshotAsARunPerDevice)
     EXPECT_NE((*cut)[0].message.find("truncated.pickle: offset "), std::string::npos) << (*cut)[0].message;
     EXPECT_EQ(dumpAll(*project), before);
 }
+
+namespace {
+
+/// A memory snapshot pickle (protocol 4) of one device with no segment left and a trace of `pairs`
+/// allocations and frees in one 20 MiB segment: enough entries that writing its run crosses
+/// progress ticks of rows.
+std::string tracePickle(int pairs)
+{
+    std::string out = "\x80\x04";
+    auto text = [&out](const std::string& s) {
+        out += '\x8c';
+        out += char(s.size());
+        out += s;
+    };
+    auto number = [&out](uint32_t v) {
+        out += 'J';
+        for (int i = 0; i < 4; ++i)
+            out += char((v >> (8 * i)) & 0xff);
+    };
+    auto entry = [&](const char* action, uint32_t addr, uint32_t size) {
+        out += "}(";
+        text("action");
+        text(action);
+        text("addr");
+        number(addr);
+        text("size");
+        number(size);
+        text("stream");
+        number(0);
+        out += 'u';
+    };
+    const uint32_t segment = 0x10000000, mib = 1 << 20;
+    out += "}(";
+    text("segments");
+    out += ']';
+    text("device_traces");
+    out += "](](";
+    entry("segment_alloc", segment, 20 * mib);
+    for (int i = 0; i < pairs; ++i) {
+        const uint32_t addr = segment + uint32_t(i % 16) * mib;
+        entry("alloc", addr, mib);
+        entry("free_requested", addr, mib);
+        entry("free_completed", addr, mib);
+    }
+    entry("segment_free", segment, 20 * mib);
+    out += "ee"; // the trace into the device list, the device list ends
+    out += "u."; // the dict's items; STOP
+    return out;
+}
+
+} // namespace
+
+// A memory snapshot is read with progress in bytes, then replayed into the project in the write
+// transaction with progress in trace entries, at most once per percent. A cancel in the middle of
+// writing its run (or while reading) leaves the project as it was; without one it imports.
+TEST_F(Importer, CancelledSnapshotImportLeavesTheProjectAsItWas)
+{
+    const int pairs = 1500;
+    const std::string snapshot = write("trace.pickle", tracePickle(pairs));
+    ASSERT_EQ(detectSourceKind(snapshot).value(), SourceKind::MemorySnapshot);
+    const uint64_t entries = 3 * pairs + 2;
+    const std::string db = file("p.aclgi");
+    ASSERT_TRUE(importPaths(db, { kData + "/fx/print_readable_simple.py" }).ok());
+    auto project = openProject(db);
+    const std::string before = dumpAll(*project);
+
+    std::vector<ImportProgress> reports;
+    bool writing = false;
+    int askedWhileWriting = 0;
+    ImportOptions options;
+    options.progress = [&](const ImportProgress& p) {
+        reports.push_back(p);
+        writing = p.phase == "writing";
+    };
+    // The first two questions while writing come before the run's first row (the replay's progress
+    // starting, the checkpoint before the device); the next from inside it (a tick of rows, or the
+    // replay's progress).
+    options.cancelled = [&] { return writing && ++askedWhileWriting >= 3; };
+    auto cancelled = importPaths(db, { snapshot }, options);
+    ASSERT_TRUE(cancelled.ok());
+    EXPECT_EQ((*cancelled)[0].status, Status::Cancelled) << (*cancelled)[0].message;
+    EXPECT_EQ((*cancelled)[0].runs, 0);
+    EXPECT_EQ(askedWhileWriting, 3);
+    EXPECT_EQ(dumpAll(*project), before);
+
+    // Cancelled while reading the file: nothing written either.
+    options.cancelled = [&] { return !reports.empty() && reports.back().unit == "bytes"; };
+    auto whileReading = importPaths(db, { snapshot }, options);
+    ASSERT_TRUE(whileReading.ok());
+    EXPECT_EQ((*whileReading)[0].status, Status::Cancelled);
+    EXPECT_EQ(dumpAll(*project), before);
+
+    reports.clear();
+    options.cancelled = {};
+    auto imported = importPaths(db, { snapshot }, options);
+    ASSERT_TRUE(imported.ok());
+    const SourceResult& r = (*imported)[0];
+    ASSERT_EQ(r.status, Status::Imported) << r.message;
+    EXPECT_EQ(r.runs, 1);
+    EXPECT_GT(r.rows, 4096);
+    EXPECT_EQ(count(*project, "SELECT count(*) FROM runs r JOIN sources s ON r.source_id = s.id"), 1);
+    EXPECT_EQ(count(*project, "SELECT events FROM runs"), int64_t(entries));
+    EXPECT_EQ(count(*project, "SELECT count(*) FROM run_events"), int64_t(entries));
+
+    std::map<std::string, int> perUnit;
+    for (const ImportProgress& p : reports) {
+        ++perUnit[p.unit];
+        if (p.unit.empty()) {
+            EXPECT_EQ(p.total, 0u);
+            continue;
+        }
+        EXPECT_LE(p.done, p.total);
+        if (p.unit == "bytes") {
+            EXPECT_EQ(p.phase, "reading");
+            EXPECT_EQ(p.total, fs::file_size(snapshot));
+        } else {
+            EXPECT_EQ(p.unit, "entries");
+            EXPECT_EQ(p.phase, "writing");
+            EXPECT_EQ(p.total, entries);
+        }
+    }
+    EXPECT_GE(perUnit["bytes"], 1);
+    EXPECT_LE(perUnit["bytes"], 101);
+    EXPECT_GE(perUnit["entries"], 2); // the start and the end at least
+    EXPECT_LE(perUnit["entries"], 101);
+    EXPECT_LE(perUnit[""], 4); // reading, writing, done: rows ride along with the entries
+    EXPECT_EQ(reports.back().phase, "done");
+    const ImportProgress& last = reports[reports.size() - 2];
+    EXPECT_EQ(last.done, entries);
+    EXPECT_EQ(progressWords(last).phase, "replaying");
+    EXPECT_EQ(progressWords(last).amount, "100%");
+}
+
+// What a status line says of a progress report.
+TEST(ImportProgressWords, PhaseAndAmount)
+{
+    ImportProgress p;
+    p.phase = "reading";
+    p.unit = "bytes";
+    p.done = 312ull << 20;
+    p.total = 1006ull << 20;
+    EXPECT_EQ(progressWords(p).phase, "reading");
+    EXPECT_EQ(progressWords(p).amount, "312/1006 MiB");
+    p.done = 512;
+    p.total = 1377;
+    EXPECT_EQ(progressWords(p).amount, "1/1 KiB");
+    p.phase = "writing";
+    p.unit = "entries";
+    p.done = 45;
+    p.total = 100;
+    p.rows = 5000;
+    EXPECT_EQ(progressWords(p).phase, "replaying");
+    EXPECT_EQ(progressWords(p).amount, "45%");
+    p.unit.clear();
+    p.done = p.total = 0;
+    p.rows = 120000;
+    EXPECT_EQ(progressWords(p).phase, "writing");
+    EXPECT_EQ(progressWords(p).amount, "120,000 rows");
+    p.rows = 0;
+    EXPECT_EQ(progressWords(p).amount, "");
+}

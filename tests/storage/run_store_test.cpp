@@ -4,6 +4,7 @@
 #include "storage/run_store.h"
 #include "tests/engine/memory_test_util.h"
 
+#include <algorithm>
 #include <filesystem>
 #include <gtest/gtest.h>
 
@@ -19,7 +20,8 @@ Database project()
     return std::move(db.value());
 }
 
-Result<int64_t> store(Database& db, const memtest::Recorded& r, const MemoryTimeline* memory)
+/// `write(ctx, place)` (which returns the run's id) in a transaction, committed.
+template <typename Write> Result<int64_t> committed(Database& db, Write&& write)
 {
     auto tx = Transaction::begin(db);
     if (!tx)
@@ -27,12 +29,17 @@ Result<int64_t> store(Database& db, const memtest::Recorded& r, const MemoryTime
     WriteContext ctx(db);
     RunPlace place;
     place.overrides = { "clone_input=False" };
-    auto id = writeRun(ctx, r.sim, place, memory);
+    auto id = write(ctx, place);
     if (!id)
         return id;
     if (auto c = tx->commit(); !c)
         return c.error();
     return id;
+}
+
+Result<int64_t> store(Database& db, const memtest::Recorded& r, const MemoryTimeline* memory)
+{
+    return committed(db, [&](WriteContext& ctx, const RunPlace& place) { return writeRun(ctx, r.sim, place, memory); });
 }
 
 int64_t count(Database& db, const std::string& sql)
@@ -323,4 +330,193 @@ TEST(RunStore, CorruptKeyframeIsAnErrorNotACrash)
     auto back = readRun(db, *id);
     ASSERT_FALSE(back.ok());
     EXPECT_NE(back.error().message.find("run " + run + ": event 0"), std::string::npos) << back.error().message;
+}
+
+namespace {
+
+/// The largest owner id a step names (in its changes or its keyframe), or -1.
+int64_t lastOwnerNamed(const MemoryDelta& delta, const MemoryState* keyframe)
+{
+    int64_t last = -1;
+    for (const auto& [address, block] : delta.blocks)
+        if (block)
+            last = std::max(last, block->owner);
+    if (keyframe)
+        for (const auto& [address, block] : keyframe->blocks)
+            last = std::max(last, block.owner);
+    return last;
+}
+
+/// Delivers `r` to `sink` as a RunSink stream would: the header (no events, owners or peaks, and
+/// all but the last warning), each owner just before the first step naming it, every event with its
+/// changes and keyframe, then the totals with the last warning. `events` (when >= 0) stops after
+/// that many steps, without end().
+Result<void> streamRecorded(RunSink& sink, const memtest::Recorded& r, int events = -1)
+{
+    Simulation header = r.sim;
+    header.events.clear();
+    header.owners.clear();
+    header.peakDeviceReserved = header.peakDeviceAllocated = 0;
+    RunTotals totals;
+    if (!header.warnings.empty()) {
+        totals.warnings = { header.warnings.back() };
+        header.warnings.pop_back();
+    }
+    if (auto b = sink.begin(header); !b)
+        return b;
+    const auto& deltas = r.timeline->deltas();
+    const auto& keyframes = r.timeline->keyframes();
+    size_t d = 0, k = 0;
+    int64_t owners = 0;
+    auto ownersUpTo = [&](int64_t last) -> Result<void> {
+        for (; owners <= last && owners < int64_t(r.sim.owners.size()); ++owners)
+            if (auto o = sink.owner(owners, r.sim.owners[size_t(owners)]); !o)
+                return o;
+        return {};
+    };
+    for (const Event& full : r.sim.events) {
+        if (events >= 0 && full.index >= events)
+            return {};
+        Event e = full;
+        e.memory.clear();
+        MemoryDelta delta;
+        delta.event = e.index;
+        if (d < deltas.size() && deltas[d].event == e.index)
+            delta = deltas[d++];
+        const MemoryState* keyframe = nullptr;
+        if (k < keyframes.size() && keyframes[k].first == e.index)
+            keyframe = &keyframes[k++].second;
+        if (auto o = ownersUpTo(lastOwnerNamed(delta, keyframe)); !o)
+            return o;
+        if (auto s = sink.step(e, delta, keyframe); !s)
+            return s;
+    }
+    if (auto o = ownersUpTo(int64_t(r.sim.owners.size()) - 1); !o)
+        return o;
+    totals.events = int(r.sim.events.size());
+    totals.peakReserved = r.sim.peakDeviceReserved;
+    totals.peakAllocated = r.sim.peakDeviceAllocated;
+    return sink.end(totals);
+}
+
+Result<int64_t> storeStreamed(Database& db, const memtest::Recorded& r)
+{
+    return committed(db, [&](WriteContext& ctx, const RunPlace& place) -> Result<int64_t> {
+        RunStreamWriter writer(ctx, place);
+        if (auto s = streamRecorded(writer, r); !s)
+            return s.error();
+        EXPECT_TRUE(writer.ended());
+        return writer.runId();
+    });
+}
+
+/// The rows `sql` (whose one parameter is the run id) gives, from column `first` on, as text.
+std::string rowsOf(Database& db, const std::string& sql, int64_t run, int first = 1)
+{
+    auto s = db.prepare(sql);
+    EXPECT_TRUE(s.ok()) << sql;
+    s->bind(1, run);
+    std::string out;
+    while (*s->step()) {
+        for (int c = first; c < s->columnCount(); ++c)
+            out += (s->columnIsNull(c) ? std::string("NULL") : s->columnBlob(c)) + "|";
+        out += "\n";
+    }
+    return out;
+}
+
+} // namespace
+
+// A run delivered step by step (RunStreamWriter, what a memory snapshot's import uses) is stored
+// row for row as writeRun stores the whole run: it reads back the same, and its memory at every
+// event is the simulator's.
+TEST(RunStore, StreamedRunsReadBackAsTheWholeRunWritten)
+{
+    Database db = project();
+    std::vector<memtest::Recorded> runs = interestingRuns(KeyframeRule().interval());
+    runs.push_back(memtest::record(memtest::scenarioFiles().front(), 4)); // keyframes often
+    runs.back().sim.warnings.push_back("a warning found while streaming");
+    for (const memtest::Recorded& r : runs) {
+        SCOPED_TRACE(r.sim.scenarioPath);
+        auto whole = store(db, r, r.timeline.get());
+        auto streamed = storeStreamed(db, r);
+        ASSERT_TRUE(whole.ok() && streamed.ok()) << (streamed.ok() ? "" : streamed.error().toString());
+        auto back = readRun(db, *streamed);
+        ASSERT_TRUE(back.ok()) << back.error().toString();
+        expectSameRun(r.sim, back->sim);
+        auto header = readRunHeader(db, *streamed);
+        ASSERT_TRUE(header.ok());
+        EXPECT_EQ(header->warnings, r.sim.warnings);
+        for (const Event& e : r.sim.events) {
+            auto memory = memoryAt(db, *streamed, e.index);
+            ASSERT_TRUE(memory.ok()) << memory.error().toString();
+            ASSERT_EQ(memtest::memoryDifference(*memory, e.memory), "") << "event " << e.index;
+        }
+        for (const char* table : { "run_graphs", "run_pools", "run_calls", "run_events", "run_input_sets",
+                 "run_hazards", "run_owners", "run_segment_changes", "run_block_changes", "run_keyframes" }) {
+            const std::string sql = std::string("SELECT * FROM ") + table + " WHERE run_id = ? ORDER BY 2, 3";
+            EXPECT_EQ(rowsOf(db, sql, *streamed), rowsOf(db, sql, *whole)) << table;
+        }
+        // The runs row, but for its id and time, and the keyframe interval (KeyframeRule's).
+        const std::string run = "SELECT source_id, scenario_path, scenario_name, backend, profile, capacity_bytes, "
+                                "config, overrides, calls, events, captures, recaptures, replays, eager_calls, "
+                                "hazards, peak_reserved, peak_allocated, out_of_memory, cancelled, warnings "
+                                "FROM runs WHERE id = ?";
+        EXPECT_EQ(rowsOf(db, run, *streamed, 0), rowsOf(db, run, *whole, 0));
+        EXPECT_EQ(count(db, "SELECT keyframe_interval FROM runs WHERE id = " + std::to_string(*streamed)),
+            KeyframeRule().interval());
+    }
+}
+
+// A stream stopped by a cancel (a WriteContext tick) or by an error (a step out of order) inside the
+// caller's transaction leaves no row once the transaction rolls back; calls out of order are errors.
+TEST(RunStore, StreamStoppedMidRunLeavesNoRowsAfterRollback)
+{
+    Database db = project();
+    const memtest::Recorded r = memtest::record(memtest::scenarioFiles().back(), 4);
+    auto noRows = [&db] {
+        for (const char* table : { "runs", "run_graphs", "run_pools", "run_calls", "run_events", "run_input_sets",
+                 "run_hazards", "run_owners", "run_segment_changes", "run_block_changes", "run_keyframes" })
+            EXPECT_EQ(count(db, std::string("SELECT count(*) FROM ") + table), 0) << table;
+    };
+    {
+        auto tx = Transaction::begin(db);
+        ASSERT_TRUE(tx.ok());
+        WriteContext ctx(db, [](int64_t) { return false; });
+        Result<void> streamed;
+        for (int i = 0; i < 10000 && streamed.ok(); ++i) {
+            RunStreamWriter writer(ctx, {});
+            streamed = streamRecorded(writer, r);
+        }
+        ASSERT_FALSE(streamed.ok());
+        EXPECT_EQ(streamed.error().code, engine::ErrorCode::Cancelled);
+        EXPECT_EQ(ctx.rows(), WriteContext::kRowsPerTick); // stopped at once
+        EXPECT_GT(count(db, "SELECT count(*) FROM run_events"), 0); // visible inside the transaction
+    }
+    noRows();
+    {
+        auto tx = Transaction::begin(db);
+        ASSERT_TRUE(tx.ok());
+        WriteContext ctx(db);
+        RunStreamWriter writer(ctx, {});
+        ASSERT_TRUE(streamRecorded(writer, r, 3).ok());
+        EXPECT_GT(writer.runId(), 0);
+        Event skipped = r.sim.events.at(5);
+        skipped.memory.clear();
+        MemoryDelta delta;
+        delta.event = skipped.index;
+        auto bad = writer.step(skipped, delta, nullptr);
+        ASSERT_FALSE(bad.ok());
+        EXPECT_EQ(bad.error().code, engine::ErrorCode::InvalidArgument);
+        EXPECT_NE(bad.error().message.find("event 5"), std::string::npos) << bad.error().message;
+        EXPECT_FALSE(writer.end(RunTotals {}).ok()); // 0 events in the totals, 3 streamed
+        EXPECT_FALSE(writer.owner(999, {}).ok());
+        EXPECT_EQ(count(db, "SELECT count(*) FROM run_events"), 3);
+    }
+    noRows();
+    WriteContext ctx(db);
+    RunStreamWriter early(ctx, {});
+    EXPECT_FALSE(early.step(Event {}, MemoryDelta {}, nullptr).ok()); // before begin
+    EXPECT_EQ(early.runId(), 0);
+    noRows();
 }
