@@ -2,13 +2,16 @@
 """Memory snapshot loading: our streaming reader against Python's pickle.load of the same file,
 measured in the same run, and the reader's peak memory against the file's size.
 
-usage: scripts/bench_snapshot.py BENCH_BINARY [--mib N] [--file FILE] [--repeat R]
+usage: scripts/bench_snapshot.py BENCH_BINARY [--mib N] [--file FILE] [--repeat R] [--app APP]
 
 Writes FILE (default build/bench-snapshot-<N>mib.pickle) with
 `tests/data/snapshots/make_snapshot_fixtures.py --large FILE --mib N` unless it exists, then runs
 BENCH_BINARY (aclgi_bench, or any Google Benchmark binary holding BM_ReadSnapshotFile) alone in a
 fresh process per run, R times (default 3), and pickle.load in a fresh Python process per run, R
 times, and prints the best MB/s of each, their ratio, and both peak RSS figures over the file size.
+Then the whole load as a user meets it, in a fresh process per run: BM_ReadAndStreamSnapshot (read
+and the bounded replay) and `APP import FILE --db NEW` (default build/gui/aclgraph-inspector: read,
+replay and write the project), each timed and its peak RSS taken (os.wait4) against the same file.
 Run by hand (1 GiB takes minutes and, for pickle.load, several GiB of memory); nothing is asserted.
 """
 import argparse
@@ -18,6 +21,7 @@ import pathlib
 import resource
 import subprocess
 import sys
+import tempfile
 import time
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
@@ -31,29 +35,52 @@ print(dt, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024)
 """
 
 
+def bench_runs(bench, name, path, repeat):
+    """`repeat` runs of benchmark `name`, each in a fresh process: times (s), the highest peak RSS
+    (bytes) and the last run's counters."""
+    times, rss = [], 0
+    for _ in range(repeat):
+        r = subprocess.run([bench, f"--benchmark_filter={name}", "--benchmark_format=json"],
+                           env={**os.environ, "ACLGI_BENCH_SNAPSHOT": str(path)}, capture_output=True, text=True,
+                           check=True)
+        b = next(x for x in json.loads(r.stdout)["benchmarks"] if x["name"].startswith(name))
+        if b.get("error_occurred"):
+            sys.exit(f"bench_snapshot.py: {b.get('error_message')}")
+        times.append(b["real_time"] / 1000.0)  # ms to s
+        rss = max(rss, b["peak_rss_mib"] * (1 << 20))
+    return times, rss, b
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("bench")
     ap.add_argument("--mib", type=int, default=100)
     ap.add_argument("--file")
     ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--app", default=str(ROOT / "build" / "gui" / "aclgraph-inspector"))
     a = ap.parse_args()
     path = pathlib.Path(a.file or ROOT / "build" / f"bench-snapshot-{a.mib}mib.pickle")
     if not path.exists():
         subprocess.run([sys.executable, ROOT / "tests/data/snapshots/make_snapshot_fixtures.py", "--large", path,
                         "--mib", str(a.mib)], check=True)
     size = path.stat().st_size
-    ours, ours_rss = [], 0
-    for _ in range(a.repeat):
-        r = subprocess.run([a.bench, "--benchmark_filter=BM_ReadSnapshotFile", "--benchmark_format=json"],
-                           env={**os.environ, "ACLGI_BENCH_SNAPSHOT": str(path)}, capture_output=True, text=True,
-                           check=True)
-        b = next(x for x in json.loads(r.stdout)["benchmarks"] if x["name"].startswith("BM_ReadSnapshotFile"))
-        if b.get("error_occurred"):
-            sys.exit(f"bench_snapshot.py: {b.get('error_message')}")
-        ours.append(b["real_time"] / 1000.0)  # ms
-        ours_rss = max(ours_rss, b["peak_rss_mib"] * (1 << 20))
-        entries = b["entries"]
+    ours, ours_rss, b = bench_runs(a.bench, "BM_ReadSnapshotFile", path, a.repeat)
+    entries = b["entries"]
+    streamed, streamed_rss, b = bench_runs(a.bench, "BM_ReadAndStreamSnapshot", path, a.repeat)
+    steps = b["steps"]
+    imported, imported_rss = [], 0
+    app = pathlib.Path(a.app)
+    if app.exists():
+        for _ in range(a.repeat):
+            with tempfile.TemporaryDirectory() as tmp:
+                t = time.perf_counter()
+                child = subprocess.Popen([str(app), "import", str(path), "--db", os.path.join(tmp, "p.aclgi"),
+                                          "--quiet"], stdout=subprocess.DEVNULL)
+                _, status, usage = os.wait4(child.pid, 0)
+                imported.append(time.perf_counter() - t)
+                if status != 0:
+                    sys.exit(f"bench_snapshot.py: {app} import failed ({status})")
+                imported_rss = max(imported_rss, usage.ru_maxrss * 1024)
     py, py_rss = [], 0
     for _ in range(a.repeat):
         r = subprocess.run([sys.executable, "-c", LOAD, str(path)], capture_output=True, text=True, check=True)
@@ -68,7 +95,15 @@ def main():
           f"{ours_rss / size:>11.2f}")
     print(f"{'python pickle.load':<28} {best_py:>8.2f} {mb / best_py:>8.1f} {py_rss / (1 << 20):>13.0f} "
           f"{py_rss / size:>11.2f}")
+    print(f"{'aclgi read + replay':<28} {min(streamed):>8.2f} {mb / min(streamed):>8.1f} "
+          f"{streamed_rss / (1 << 20):>13.0f} {streamed_rss / size:>11.2f}   ({steps:.0f} steps)")
+    if imported:
+        print(f"{'aclgraph-inspector import':<28} {min(imported):>8.2f} {mb / min(imported):>8.1f} "
+              f"{imported_rss / (1 << 20):>13.0f} {imported_rss / size:>11.2f}")
     print(f"speed ratio (ours / pickle.load): {best_py / best:.2f}x")
+    print(f"read + replay vs pickle.load: {best_py / min(streamed):.2f}x")
+    if imported:
+        print(f"import into a project vs pickle.load: {best_py / min(imported):.2f}x")
 
 
 if __name__ == "__main__":

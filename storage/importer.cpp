@@ -531,8 +531,11 @@ Result<SourceKind> fileKind(const std::string& path)
     return SourceKind::FxGraph;
 }
 
+/// Bytes hashed so far, every 16 MiB; false cancels.
+using HashTick = std::function<bool(uint64_t bytes)>;
+
 /// md5 of `file`'s bytes added to `md5`; returns how many bytes it read.
-Result<uint64_t> hashFile(const fs::path& file, engine::Md5& md5)
+Result<uint64_t> hashFile(const fs::path& file, engine::Md5& md5, const HashTick& tick = {})
 {
     std::ifstream in(file, std::ios::binary);
     if (!in)
@@ -543,6 +546,8 @@ Result<uint64_t> hashFile(const fs::path& file, engine::Md5& md5)
         in.read(buf.data(), std::streamsize(buf.size()));
         md5.update(std::string_view(buf.data(), size_t(in.gcount())));
         bytes += uint64_t(in.gcount());
+        if (tick && bytes % (uint64_t(16) << 20) == 0 && !tick(bytes))
+            return Error { ErrorCode::Cancelled, "cancelled", file.string() };
     }
     if (in.bad())
         return Error { ErrorCode::Io, "cannot read the file", file.string() };
@@ -555,12 +560,12 @@ struct Content {
 };
 
 /// The content hash and size in one read. `files`: the folder's walk, null for a file.
-Result<Content> hashContent(const std::string& path, const std::vector<fs::path>* files)
+Result<Content> hashContent(const std::string& path, const std::vector<fs::path>* files, const HashTick& tick = {})
 {
     engine::Md5 md5;
     Content c;
     if (!files) {
-        auto bytes = hashFile(path, md5);
+        auto bytes = hashFile(path, md5, tick);
         if (!bytes)
             return bytes.error();
         return Content { md5.hexDigest(), *bytes };
@@ -583,7 +588,8 @@ Result<Content> hashContent(const std::string& path, const std::vector<fs::path>
 }
 
 /// The kind and content of `path`, walking a folder once for both.
-Result<std::pair<SourceKind, Content>> examine(const std::string& path)
+/// `tick`: how far the hash of a file is (a folder's files are not counted).
+Result<std::pair<SourceKind, Content>> examine(const std::string& path, const HashTick& tick = {})
 {
     std::error_code ec;
     const fs::file_status st = fs::status(path, ec);
@@ -604,7 +610,7 @@ Result<std::pair<SourceKind, Content>> examine(const std::string& path)
     }
     if (!kind)
         return kind.error();
-    auto content = hashContent(path, files ? &*files : nullptr);
+    auto content = hashContent(path, files ? &*files : nullptr, tick);
     if (!content)
         return content.error();
     return std::make_pair(*kind, std::move(content.value()));
@@ -664,11 +670,18 @@ SourceResult importSource(
     };
     if (reporter.cancelled())
         return finish(SourceResult::Status::Cancelled, "cancelled");
+    // The content hash (is it imported already?) reads a file whole: for a large one, say so.
+    reporter.phase("hashing");
+    std::error_code sizeError;
+    const uint64_t fileSize = fs::is_regular_file(path, sizeError) ? fs::file_size(path, sizeError) : 0;
+    auto examined
+        = examine(path, [&](uint64_t bytes) { return reporter.amount(bytes, sizeError ? 0 : fileSize, "bytes"); });
+    if (!examined) {
+        const bool cancelled = examined.error().code == ErrorCode::Cancelled;
+        return finish(cancelled ? SourceResult::Status::Cancelled : SourceResult::Status::Failed,
+            cancelled ? "cancelled" : examined.error().toString());
+    }
     reporter.phase("reading");
-
-    auto examined = examine(path);
-    if (!examined)
-        return finish(SourceResult::Status::Failed, examined.error().toString());
     const auto& [kind, content] = examined.value();
     result.kind = sourceKindName(kind);
     const std::string& hash = content.hash;
