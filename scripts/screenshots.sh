@@ -58,6 +58,11 @@ shot cache-browser.png "$work/cache.aclgi" --select decode --dock Cache
 # Memory view per pool, beside sample 07's simulated run in the same project.
 "$app" import tests/data/snapshots/graph_pools.pickle --db "$work/snapshot.aclgi" --quiet
 shot memory-snapshot.png "$work/snapshot.aclgi" --select "#1 memory snapshot graph_pools.pickle, device 0" --step 9 --dock Memory
+# A long recording (about 320,000 trace entries): stored as at most 100,000 steps, 4 entries to a step.
+python3 tests/data/snapshots/make_snapshot_fixtures.py --large "$work/long.pickle" --mib 20
+"$app" import "$work/long.pickle" --db "$work/long.aclgi" --quiet
+shot memory-snapshot-long.png "$work/long.aclgi" --select "#1 memory snapshot long.pickle, device 0" --step 40000 \
+    --dock Memory
 # The About box, from its test.
 ACLGI_SCREENSHOTS="$work" QT_QPA_PLATFORM=offscreen build/tests/gui/about_dialog_test >/dev/null
 cp "$work/about_dialog.png" "$out/about.png"
