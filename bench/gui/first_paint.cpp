@@ -96,7 +96,13 @@ int main(int argc, char** argv)
     }
     auto db = storage::openProject(project);
     qlonglong decode = 0;
-    for (const auto& g : *storage::listGraphs(*db))
+    // The list is held here: a range-for over `*listGraphs(...)` would iterate a destroyed temporary.
+    auto graphs = db ? storage::listGraphs(*db) : engine::Result<std::vector<storage::GraphRow>>(db.error());
+    if (!graphs) {
+        std::fprintf(stderr, "aclgi_gui_bench: %s\n", graphs.error().toString().c_str());
+        return 1;
+    }
+    for (const auto& g : *graphs)
         if (g.name == "decode")
             decode = g.id;
     auto graph = storage::readGraph(*db, decode);
