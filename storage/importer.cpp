@@ -360,7 +360,13 @@ Result<void> readMemorySnapshot(const std::string& path, Payload& p, Reporter& r
     item.devices = engine::snapshot::snapshotDevices(*item.snapshot);
     if (item.devices.empty())
         p.diagnostics.push_back(path + ": warning: the snapshot holds no segment and no trace entry");
-    item.pools = engine::snapshot::summarizePools(*item.snapshot);
+    // Per-pool peaks and graphs, from one replay of every device's trace before anything is written.
+    reporter.phase("summarizing");
+    auto pools = engine::snapshot::summarizePools(
+        *item.snapshot, [&](uint64_t done, uint64_t total) { return reporter.amount(done, total, "entries"); });
+    if (!pools)
+        return pools.error();
+    item.pools = std::move(pools.value());
     p.snapshot = std::move(item);
     return {};
 }
@@ -752,7 +758,8 @@ ProgressWords progressWords(const ImportProgress& p)
         return { p.phase, scaled(p.done) + "/" + scaled(p.total) + (mib ? " MiB" : " KiB") };
     }
     if (p.total > 0)
-        return { p.unit == "entries" ? "replaying" : p.phase, std::to_string(p.done * 100 / p.total) + "%" };
+        return { p.unit == "entries" && p.phase == "writing" ? "replaying" : p.phase,
+            std::to_string(p.done * 100 / p.total) + "%" };
     if (p.rows <= 0)
         return { p.phase, {} };
     std::string digits = std::to_string(p.rows), rows;

@@ -41,7 +41,8 @@ struct ImportProgress {
     size_t source = 0; ///< 0-based index of the source being imported
     size_t sources = 0;
     std::string path;
-    std::string phase; ///< "hashing" (the content hash, to skip a source imported before), "reading", "writing", "done"
+    std::string phase; ///< "hashing" (the content hash, to skip a source imported before), "reading", "summarizing" (a
+                       ///< snapshot's pools, from a replay of its traces), "writing", "done"
     int64_t rows = 0; ///< rows written so far for this source
     /// How far the phase is, where it can tell: `done` of `total` `unit`s. Units: "bytes" while a
     /// memory snapshot's file is read (phase "reading"); "entries" while its trace is replayed and

@@ -82,8 +82,7 @@ void compareConfig(RowBuilder& rows, const Simulation& a, const Simulation& b, R
     // A recording has no TorchAir config: whatever its caller passes for it is the defaults of a
     // run that never read them. The simulation's options are stated beside "not recorded", never
     // counted as differences.
-    const bool oneRecorded = (originA == RunOrigin::Recorded) != (originB == RunOrigin::Recorded);
-    if (oneRecorded) {
+    if (originA != originB) {
         const bool aRecorded = originA == RunOrigin::Recorded;
         for (const auto& [name, value] : aRecorded ? configB : configA)
             rows.note(name, aRecorded ? "not recorded" : value, aRecorded ? value : "not recorded");

@@ -192,6 +192,10 @@ struct PoolSummary {
 
 /// Per (device, pool), sorted by device then pool id: default pool first.
 std::vector<PoolSummary> summarizePools(const Snapshot& snapshot);
+/// The same with progress: (done, total) work units, two per trace entry of every device, every
+/// few thousand entries; false cancels (ErrorCode::Cancelled).
+Result<std::vector<PoolSummary>> summarizePools(
+    const Snapshot& snapshot, const std::function<bool(uint64_t done, uint64_t total)>& progress);
 
 /// The memory of one device over its trace.
 ///

@@ -31,22 +31,44 @@ memory::OwnerId RenderedMemory::ownerOf(int64_t entry)
     return it->second;
 }
 
-void RenderedMemory::setSegment(uint64_t address, std::optional<Segment> value)
+namespace {
+
+/// Sets or erases `address` in `map`; records its value before the step the first time it changes.
+/// Returns the value it replaced, or nothing when the value is the same.
+template <typename T>
+std::optional<std::optional<T>> put(std::map<uint64_t, T>& map, std::map<uint64_t, std::optional<T>>& before,
+    uint64_t address, const std::optional<T>& value)
 {
-    auto it = m_state.segments.find(address);
-    std::optional<Segment> old;
-    if (it != m_state.segments.end())
+    auto it = map.find(address);
+    std::optional<T> old;
+    if (it != map.end())
         old = it->second;
     if (old == value)
+        return std::nullopt;
+    before.try_emplace(address, old);
+    if (!value)
+        map.erase(it);
+    else if (it != map.end())
+        it->second = *value;
+    else
+        map.emplace(address, *value);
+    return old;
+}
+
+} // namespace
+
+void RenderedMemory::setSegment(uint64_t address, std::optional<Segment> value)
+{
+    const auto old = put(m_state.segments, m_segmentsBefore, address, value);
+    if (!old)
         return;
-    m_segmentsBefore.try_emplace(address, old);
-    if (old) {
-        m_reserved -= old->totalSize;
-        auto count = m_poolSegments.find(old->pool);
+    if (const std::optional<Segment>& was = *old) {
+        m_reserved -= was->totalSize;
+        auto count = m_poolSegments.find(was->pool);
         if (count != m_poolSegments.end() && --count->second == 0) {
-            m_poolsBefore.try_emplace(old->pool, true);
+            m_poolsBefore.try_emplace(was->pool, true);
             m_poolSegments.erase(count);
-            m_state.pools.erase(old->pool);
+            m_state.pools.erase(was->pool);
         }
     }
     if (value) {
@@ -55,36 +77,18 @@ void RenderedMemory::setSegment(uint64_t address, std::optional<Segment> value)
             m_poolsBefore.try_emplace(value->pool, false);
             m_state.pools.insert(value->pool);
         }
-        if (it != m_state.segments.end())
-            it->second = *value;
-        else
-            m_state.segments.emplace(address, *value);
-    } else {
-        m_state.segments.erase(it);
     }
 }
 
 void RenderedMemory::setBlock(uint64_t address, std::optional<Block> value)
 {
-    auto it = m_state.blocks.find(address);
-    std::optional<Block> old;
-    if (it != m_state.blocks.end())
-        old = it->second;
-    if (old == value)
+    const auto old = put(m_state.blocks, m_blocksBefore, address, value);
+    if (!old)
         return;
-    m_blocksBefore.try_emplace(address, old);
-    if (old && old->allocated)
-        m_allocated -= old->size;
-    if (value) {
-        if (value->allocated)
-            m_allocated += value->size;
-        if (it != m_state.blocks.end())
-            it->second = *value;
-        else
-            m_state.blocks.emplace(address, *value);
-    } else {
-        m_state.blocks.erase(it);
-    }
+    if (*old && (*old)->allocated)
+        m_allocated -= (*old)->size;
+    if (value && value->allocated)
+        m_allocated += value->size;
 }
 
 void RenderedMemory::draw(uint64_t segment, uint64_t lo, uint64_t hi)

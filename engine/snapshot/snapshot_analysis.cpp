@@ -185,6 +185,18 @@ std::string describeStack(const Snapshot& snapshot, StackId stack)
 
 std::vector<PoolSummary> summarizePools(const Snapshot& snapshot)
 {
+    auto pools = summarizePools(snapshot, {});
+    return pools ? std::move(pools.value()) : std::vector<PoolSummary> {};
+}
+
+Result<std::vector<PoolSummary>> summarizePools(
+    const Snapshot& snapshot, const std::function<bool(uint64_t done, uint64_t total)>& progress)
+{
+    // Work units: every trace entry undone and applied again, over all devices.
+    uint64_t total = 0, before = 0;
+    for (size_t d = 0; d < snapshot.deviceTraces.size() && d < 65536; ++d)
+        total += 2 * uint64_t(snapshot.deviceTraces[d].size());
+    const auto tick = [&](uint64_t done) { return !progress || progress(before + done, total); };
     std::map<std::pair<int, memory::PoolId>, PoolSummary> pools;
     std::map<std::pair<int, memory::PoolId>, PoolEvidence> evidence;
     std::set<int> devices;
@@ -238,19 +250,25 @@ std::vector<PoolSummary> summarizePools(const Snapshot& snapshot)
             (void)i;
             return it->second.pool;
         };
-        walker.run(observe, [&](size_t i) {
-            observe();
-            const TraceEntry& e = trace[i];
-            if (const auto pool = poolAt(i, e)) {
-                auto& ev = evidence[std::make_pair(device, *pool)];
-                if (e.stack != kNoStack)
-                    ev.stacks.insert(e.stack);
-                if (e.compileContext)
-                    ++ev.compileContexts[snapshot.text(e.compileContext)];
-                if (e.userMetadata)
-                    ++ev.userMetadata[snapshot.text(e.userMetadata)];
-            }
-        });
+        const bool walked = walker.run(
+            observe,
+            [&](size_t i) {
+                observe();
+                const TraceEntry& e = trace[i];
+                if (const auto pool = poolAt(i, e)) {
+                    auto& ev = evidence[std::make_pair(device, *pool)];
+                    if (e.stack != kNoStack)
+                        ev.stacks.insert(e.stack);
+                    if (e.compileContext)
+                        ++ev.compileContexts[snapshot.text(e.compileContext)];
+                    if (e.userMetadata)
+                        ++ev.userMetadata[snapshot.text(e.userMetadata)];
+                }
+            },
+            tick);
+        if (!walked)
+            return Error { ErrorCode::Cancelled, "cancelled", snapshot.path };
+        before += 2 * uint64_t(trace.size());
     }
     std::vector<PoolSummary> out;
     for (auto& [key, p] : pools) {
