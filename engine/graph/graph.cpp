@@ -444,3 +444,25 @@ std::vector<std::string> Graph::mutatedInputs() const
 }
 
 } // namespace engine
+
+namespace engine {
+
+std::vector<std::string> Graph::inputsWithoutMetadata() const
+{
+    std::vector<std::string> out;
+    for (const Node& n : nodes)
+        if (n.op == NodeOp::Placeholder && n.inputKind != InputKind::SymInt && n.outputs.empty())
+            out.push_back(n.name);
+    return out;
+}
+
+std::vector<std::string> Graph::inputKindsUnknown() const
+{
+    std::vector<std::string> out;
+    for (const Node& n : nodes)
+        if (n.op == NodeOp::Placeholder && n.inputKind == InputKind::UserInput && n.inputKindFrom.empty())
+            out.push_back(n.name);
+    return out;
+}
+
+} // namespace engine

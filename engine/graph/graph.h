@@ -77,6 +77,10 @@ struct Node {
     /// none for a SymInt or non-tensor result. Placeholders of tensor kind have exactly one.
     std::vector<TensorMeta> outputs;
     InputKind inputKind = InputKind::UserInput; ///< placeholders only
+    /// What told `inputKind`, in words ("Dynamo's name l_self_modules_..._parameters_...",
+    /// "TORCH_TRACE static_input_indices", "--input-kind"); empty when nothing did and UserInput is
+    /// only the default (see Graph::inputKindsUnknown()).
+    std::string inputKindFrom;
     SymExpr symbol; ///< SymInt placeholders: the symbol they carry ("s0")
     SymExpr workspaceBytes; ///< aclnn workspace the op allocates and frees during capture (0 = none)
     std::string provenance; ///< "# File: ..." line or module path, when known
@@ -98,6 +102,16 @@ struct Graph {
     /// module's AclGraphCacheInfo, computed on the graph before the passes): mutatedInputs() then
     /// returns these instead of deriving them from this graph.
     std::optional<std::vector<std::string>> recordedMutatedInputs;
+    /// Set by a reader whose form prints no tensor metadata (print(gm.graph), unannotated code): why
+    /// sizes are unknown and what would give them. Empty when the file had metadata.
+    std::string metadataMissing;
+
+    /// Tensor placeholders with no metadata (and, when `metadataMissing` is set, the whole graph has
+    /// none): their sizes, and every figure that needs them, are unknown.
+    std::vector<std::string> inputsWithoutMetadata() const;
+    /// Tensor placeholders whose kind nothing told (inputKindFrom empty, kind UserInput): with an ATen
+    /// graph's argN_1 inputs these include the weights, which are then staged on every replay.
+    std::vector<std::string> inputKindsUnknown() const;
 
     /// Resolves NodeRef names to indices, computes users, and checks the shape of the graph:
     /// unique names, placeholders first, exactly one output node, references to earlier nodes only.

@@ -1,0 +1,329 @@
+// What is this path? (engine/ingest/source.h)
+#include "engine/ingest/source.h"
+
+#include "engine/core/md5.h"
+#include "engine/readers/debug_dir.h"
+#include "engine/readers/torch_trace.h"
+#include "engine/readers/torchair_module.h"
+#include "engine/snapshot/snapshot_run.h"
+
+#include <algorithm>
+#include <cctype>
+#include <fstream>
+#include <map>
+#include <set>
+
+namespace engine::ingest {
+
+namespace fs = std::filesystem;
+
+const char* sourceKindName(SourceKind kind)
+{
+    static const char* names[] = { "fx_graph", "scenario", "torchair_module", "debug_dir", "compiled_module",
+        "torchair_cache", "memory_snapshot", "inductor_output_code", "torch_trace", "folder" };
+    return names[int(kind)];
+}
+
+std::string readHead(const std::string& path, size_t bytes)
+{
+    std::ifstream in(path, std::ios::binary);
+    std::string head(bytes, '\0');
+    in.read(head.data(), std::streamsize(bytes));
+    head.resize(size_t(in.gcount()));
+    return head;
+}
+
+bool looksLikeInductorOutputCode(std::string_view head)
+{
+    // Inductor's wrapper codegen (torch/_inductor/codegen/wrapper.py) starts the module with
+    // "# AOT ID: [...]" and imports from torch._inductor; TorchAir's generated module has neither.
+    const bool aotId = head.rfind("# AOT ID:", 0) == 0 || head.find("\n# AOT ID:") != std::string_view::npos;
+    const bool inductorImports = head.find("from torch._inductor") != std::string_view::npos;
+    const bool calls = head.find("def call(") != std::string_view::npos
+        || head.find("async_compile = AsyncCompile()") != std::string_view::npos;
+    return (aotId && inductorImports) || (inductorImports && calls);
+}
+
+Result<std::vector<fs::path>> walkFiles(const fs::path& root)
+{
+    std::vector<fs::path> files;
+    std::error_code ec;
+    fs::recursive_directory_iterator it(root, fs::directory_options::skip_permission_denied, ec), end;
+    if (ec)
+        return Error { ErrorCode::Io, "cannot list the folder: " + ec.message(), root.string() };
+    size_t entries = 0;
+    for (; it != end; it.increment(ec)) {
+        if (ec)
+            return Error { ErrorCode::Io, "cannot list the folder: " + ec.message(), root.string() };
+        if (++entries > kMaxEntries)
+            return Error { ErrorCode::InvalidArgument,
+                "more than " + std::to_string(kMaxEntries) + " entries below this folder: not read", root.string() };
+        if (it.depth() >= kMaxDepth)
+            it.disable_recursion_pending();
+        const fs::file_status st = it->symlink_status(ec);
+        if (ec || fs::is_symlink(st))
+            continue;
+        if (fs::is_regular_file(st))
+            files.push_back(it->path().lexically_relative(root));
+    }
+    std::sort(files.begin(), files.end());
+    return files;
+}
+
+namespace {
+
+bool startsWith(const std::string& s, std::string_view p) { return s.compare(0, p.size(), p) == 0; }
+
+bool endsWith(const std::string& s, std::string_view p)
+{
+    return s.size() >= p.size() && s.compare(s.size() - p.size(), p.size(), p) == 0;
+}
+
+/// Does a relative path lie in a TORCH_COMPILE_DEBUG tree? Its folders name it: run_<time>-pid_<n>,
+/// torch_compile_debug, TorchAir's torchair/ and npugraph_ex/, PyTorch's torchinductor/ and
+/// torchdynamo/, or a model__<n> folder of either (torch/_dynamo/utils.py get_debug_dir,
+/// torch/_inductor/debug.py DebugContext).
+bool inDebugTree(const fs::path& rel)
+{
+    for (auto it = rel.begin(); it != rel.end(); ++it) {
+        if (std::next(it) == rel.end())
+            break; // the file name itself
+        const std::string part = it->string();
+        if (part == "torch_compile_debug" || part == "torchinductor" || part == "torchdynamo" || part == "torchair"
+            || part == "npugraph_ex" || startsWith(part, "model__") || (startsWith(part, "run_") && part.find("-pid_") != std::string::npos))
+            return true;
+    }
+    return false;
+}
+
+/// The kind of one file inside a folder walk; nullopt-like Unknown via `ok == false` with a reason.
+struct FileClass {
+    bool known = false;
+    Detected detected;
+    std::string whyNot;
+};
+
+FileClass classifyInFolder(const fs::path& root, const fs::path& rel)
+{
+    const std::string name = rel.filename().string();
+    FileClass c;
+    if (name == "compiled_module") {
+        c.known = true;
+        c.detected = { SourceKind::CacheDir, "a compiled_module file (TorchAir's compile cache)" };
+        return c;
+    }
+    if (readers::isStageFileName(name) || name == "dynamo_out_graph.txt" || inDebugTree(rel)) {
+        c.known = true;
+        c.detected = { SourceKind::DebugDir, "TORCH_COMPILE_DEBUG's layout (" + rel.parent_path().generic_string() + ")" };
+        return c;
+    }
+    auto d = detectFile((root / rel).string());
+    if (!d) {
+        c.whyNot = d.error().message;
+        return c;
+    }
+    c.known = true;
+    c.detected = *d;
+    return c;
+}
+
+/// A folder is of one kind when every input below it is of that kind (a compile cache, a debug
+/// tree, a set of trace logs); otherwise it is a Folder whose children are examined one by one.
+Result<FolderContents> examineFolderAt(const fs::path& path, int depth)
+{
+    auto files = walkFiles(path);
+    if (!files)
+        return files.error();
+    FolderContents out;
+    std::set<SourceKind> kinds;
+    std::map<SourceKind, std::string> evidence;
+    for (const fs::path& rel : *files) {
+        FileClass c = classifyInFolder(path, rel);
+        if (!c.known) {
+            out.skipped.push_back((path / rel).string() + ": " + c.whyNot);
+            continue;
+        }
+        SourceKind k = c.detected.kind == SourceKind::CacheFile ? SourceKind::CacheDir : c.detected.kind;
+        kinds.insert(k);
+        evidence.emplace(k, c.detected.evidence);
+    }
+    if (kinds.empty())
+        return Error { ErrorCode::InvalidArgument,
+            "nothing below this folder is an input aclgraph-inspector reads (FX graphs, scenarios, TorchAir or "
+            "Inductor generated code, TORCH_COMPILE_DEBUG folders, TORCH_TRACE logs, compile caches, memory "
+            "snapshots)",
+            path.string() };
+    if (kinds.size() == 1) {
+        const SourceKind k = *kinds.begin();
+        if (k == SourceKind::CacheDir || k == SourceKind::DebugDir || k == SourceKind::TorchTrace) {
+            out.detected = { k, "every input below it is one: " + evidence[k] };
+            return out;
+        }
+    }
+    // Several kinds, or loose files: each child is an input of its own.
+    out.detected = { SourceKind::Folder, "a folder holding " + std::to_string(kinds.size()) + " kind(s) of input" };
+    out.skipped.clear();
+    std::vector<fs::path> children;
+    std::error_code ec;
+    for (fs::directory_iterator it(path, fs::directory_options::skip_permission_denied, ec), end; !ec && it != end;
+         it.increment(ec))
+        children.push_back(it->path());
+    std::sort(children.begin(), children.end());
+    for (const fs::path& child : children) {
+        const fs::file_status st = fs::symlink_status(child, ec);
+        if (ec || fs::is_symlink(st)) {
+            out.skipped.push_back(child.string() + ": a symbolic link (not followed)");
+            continue;
+        }
+        if (fs::is_directory(st)) {
+            if (depth + 1 >= kMaxDepth) {
+                out.skipped.push_back(child.string() + ": deeper than " + std::to_string(kMaxDepth) + " levels");
+                continue;
+            }
+            auto sub = examineFolderAt(child, depth + 1);
+            if (!sub) {
+                out.skipped.push_back(sub.error().toString());
+                continue;
+            }
+            if (sub->detected.kind == SourceKind::Folder) {
+                for (auto& m : sub->members)
+                    out.members.push_back(std::move(m));
+                for (auto& s : sub->skipped)
+                    out.skipped.push_back(std::move(s));
+            } else {
+                out.members.push_back({ child.string(), sub->detected });
+            }
+        } else if (fs::is_regular_file(st)) {
+            auto d = detectFile(child.string());
+            if (d)
+                out.members.push_back({ child.string(), *d });
+            else
+                out.skipped.push_back(child.string() + ": " + d.error().message);
+        } else {
+            out.skipped.push_back(child.string() + ": not a regular file or a folder");
+        }
+    }
+    return out;
+}
+
+bool isBlank(char c) { return std::isspace(static_cast<unsigned char>(c)) != 0; }
+
+} // namespace
+
+Result<Detected> detectFile(const std::string& path)
+{
+    std::error_code ec;
+    const fs::file_status st = fs::status(path, ec);
+    if (ec || !fs::exists(st))
+        return Error { ErrorCode::NotFound, "no such file or folder", path };
+    if (!fs::is_regular_file(st))
+        return Error { ErrorCode::InvalidArgument, "not a regular file or a folder (a FIFO, socket or device is not read)",
+            path };
+    const std::string head = readHead(path);
+    if (head.empty())
+        return Error { ErrorCode::InvalidArgument, "the file is empty", path };
+    const std::string name = fs::path(path).filename().string();
+    if (static_cast<unsigned char>(head[0]) == 0x80) {
+        if (snapshot::looksLikeSnapshot(head))
+            return Detected { SourceKind::MemorySnapshot, "a pickle whose top dict has 'segments' (a memory snapshot)" };
+        return Detected { SourceKind::CacheFile, "a pickle that is no memory snapshot (read as TorchAir's compiled_module)" };
+    }
+    const size_t nul = head.find('\0');
+    if (nul != std::string::npos)
+        return Error { ErrorCode::InvalidArgument,
+            "binary data (a NUL byte at offset " + std::to_string(nul)
+                + ") that is neither a pickle (compiled_module, memory snapshot) nor text aclgraph-inspector reads",
+            path };
+    if (readers::trace::looksLikeTorchTrace(head))
+        return Detected { SourceKind::TorchTrace, "a glog line followed by a structured-trace JSON envelope (TORCH_TRACE)" };
+    for (char c : head)
+        if (!isBlank(c)) {
+            if (c == '{')
+                return Detected { SourceKind::Scenario, "JSON text (its first character is '{')" };
+            break;
+        }
+    if (readers::looksLikeTorchairModule(head))
+        return Detected { SourceKind::TorchairModule, "TorchAir's generated module (def forward(*args...) with AclGraph / compile_configs)" };
+    if (looksLikeInductorOutputCode(head))
+        return Detected { SourceKind::InductorCode, "Inductor's generated module ('# AOT ID' and torch._inductor imports)" };
+    if (endsWith(name, ".jsonl") || endsWith(name, ".md") || endsWith(name, ".log") || endsWith(name, ".json")
+        || endsWith(name, ".sh") || endsWith(name, ".csv"))
+        return Error { ErrorCode::InvalidArgument, "a " + name.substr(name.rfind('.')) + " file of no kind aclgraph-inspector reads", path };
+    return Detected { SourceKind::FxGraph, "text that is no other kind: read as FX code" };
+}
+
+Result<FolderContents> examineFolder(const std::string& path) { return examineFolderAt(fs::path(path), 0); }
+
+Result<Detected> detectSource(const std::string& path)
+{
+    std::error_code ec;
+    const fs::file_status st = fs::status(path, ec);
+    if (ec || !fs::exists(st))
+        return Error { ErrorCode::NotFound, "no such file or folder", path };
+    if (fs::is_directory(st)) {
+        auto c = examineFolder(path);
+        if (!c)
+            return c.error();
+        return c->detected;
+    }
+    return detectFile(path);
+}
+
+namespace {
+
+Result<uint64_t> hashFile(const fs::path& file, Md5& md5, const HashTick& tick)
+{
+    std::error_code ec;
+    if (!fs::is_regular_file(file, ec))
+        return Error { ErrorCode::InvalidArgument, "not a regular file", file.string() };
+    std::ifstream in(file, std::ios::binary);
+    if (!in)
+        return Error { ErrorCode::Io, "cannot read the file", file.string() };
+    std::string buf(1 << 16, '\0');
+    uint64_t bytes = 0;
+    while (in) {
+        in.read(buf.data(), std::streamsize(buf.size()));
+        md5.update(std::string_view(buf.data(), size_t(in.gcount())));
+        bytes += uint64_t(in.gcount());
+        if (tick && bytes % (uint64_t(16) << 20) == 0 && !tick(bytes))
+            return Error { ErrorCode::Cancelled, "cancelled", file.string() };
+    }
+    if (in.bad())
+        return Error { ErrorCode::Io, "cannot read the file", file.string() };
+    return bytes;
+}
+
+} // namespace
+
+Result<Content> contentHash(const std::string& path, const HashTick& tick)
+{
+    std::error_code ec;
+    Md5 md5;
+    if (!fs::is_directory(path, ec)) {
+        auto bytes = hashFile(path, md5, tick);
+        if (!bytes)
+            return bytes.error();
+        return Content { md5.hexDigest(), *bytes };
+    }
+    auto files = walkFiles(path);
+    if (!files)
+        return files.error();
+    Content c;
+    for (const fs::path& f : *files) {
+        Md5 one;
+        auto bytes = hashFile(fs::path(path) / f, one, {});
+        if (!bytes)
+            return bytes.error();
+        c.size += *bytes;
+        md5.update(f.generic_string());
+        md5.update(std::string_view("\0", 1));
+        md5.update(std::to_string(*bytes));
+        md5.update(std::string_view("\0", 1));
+        md5.update(one.hexDigest());
+        md5.update("\n");
+    }
+    c.hash = md5.hexDigest();
+    return c;
+}
+
+} // namespace engine::ingest
