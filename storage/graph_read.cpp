@@ -123,7 +123,7 @@ private:
 
     Result<void> readHeader()
     {
-        auto s = query("SELECT name, dynamic, comment, recorded_mutated_inputs, node_count FROM graphs WHERE id = ?");
+        auto s = query("SELECT name, dynamic, comment, recorded_mutated_inputs, node_count, metadata_missing FROM graphs WHERE id = ?");
         if (!s)
             return s.error();
         auto row = s->step();
@@ -135,6 +135,7 @@ private:
         m_where += " ('" + m_graph.id + "')";
         m_graph.dynamic = s->columnInt(1) != 0;
         m_graph.comment = s->columnText(2);
+        m_graph.metadataMissing = s->columnText(5);
         if (auto text = optionalText(*s, 3)) {
             m_graph.recordedMutatedInputs = parseStringArray(*text);
             if (!m_graph.recordedMutatedInputs)
@@ -150,8 +151,8 @@ private:
             NodeOp::Output, NodeOp::CallModule };
         static const engine::InputKind kinds[] = { engine::InputKind::Parameter, engine::InputKind::Buffer,
             engine::InputKind::StaticAddress, engine::InputKind::UserInput, engine::InputKind::SymInt };
-        auto s = query("SELECT idx, name, op, target, input_kind, symbol, workspace, provenance, storage, freed_after "
-                       "FROM nodes WHERE graph_id = ? ORDER BY idx");
+        auto s = query("SELECT idx, name, op, target, input_kind, symbol, workspace, provenance, storage, freed_after, "
+                       "input_kind_from FROM nodes WHERE graph_id = ? ORDER BY idx");
         if (!s)
             return s.error();
         auto rows = forEachRow(*s, [&]() -> Result<void> {
@@ -186,6 +187,7 @@ private:
                     return badNode(idx, "freed_after is not a JSON array of strings");
                 n.freedAfter = std::move(*names);
             }
+            n.inputKindFrom = s->columnText(10);
             return {};
         });
         if (!rows)

@@ -151,6 +151,7 @@ private:
         else
             m_node.bindNull(8);
         m_node.bind(9, std::string_view(n.provenance)).bind(10, std::string_view(n.storage));
+        m_node.bind(12, std::string_view(n.inputKindFrom));
         if (!n.freedAfter.empty()) {
             m_text.clear();
             m_text += '[';
@@ -277,8 +278,8 @@ Result<int64_t> writeGraph(WriteContext& ctx, const Graph& graph, const GraphPla
     Database& db = ctx.db();
     auto insert
         = db.prepare("INSERT INTO graphs(source_id, name, grp, stage, pass, file, role, dynamic, comment, "
-                     "node_count, placeholder_count, static_bytes, recorded_mutated_inputs, error, diagnostics) "
-                     "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
+                     "node_count, placeholder_count, static_bytes, recorded_mutated_inputs, error, diagnostics, "
+                     "metadata_missing) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
     if (!insert)
         return insert.error();
     int64_t placeholders = 0;
@@ -295,6 +296,7 @@ Result<int64_t> writeGraph(WriteContext& ctx, const Graph& graph, const GraphPla
                                     : std::nullopt);
     bindOptional(s, 14, place.error);
     s.bind(15, std::string_view(jsonStringArray(place.diagnostics)));
+    s.bind(16, std::string_view(graph.metadataMissing));
     if (auto r = insertRow(ctx, s); !r)
         return r.error();
     const int64_t graphId = db.lastInsertRowId();
@@ -302,7 +304,7 @@ Result<int64_t> writeGraph(WriteContext& ctx, const Graph& graph, const GraphPla
         return graphId;
 
     auto node = db.prepare("INSERT INTO nodes(graph_id, idx, name, op, target, input_kind, symbol, workspace, "
-                           "provenance, storage, freed_after) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
+                           "provenance, storage, freed_after, input_kind_from) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
     auto arg = db.prepare(
         "INSERT INTO node_args(graph_id, node_idx, pos, keyword, kind, ref_idx, value) VALUES (?, ?, ?, ?, ?, ?, ?)");
     auto user = db.prepare("INSERT INTO node_users(graph_id, node_idx, user_idx) VALUES (?, ?, ?)");

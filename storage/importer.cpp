@@ -6,6 +6,9 @@
 #include "engine/config/options.h"
 #include "engine/core/json_text.h"
 #include "engine/core/md5.h"
+#include "engine/ingest/source.h"
+#include "engine/ingest/trace_groups.h"
+#include "engine/readers/torch_trace.h"
 #include "engine/passes/pipeline.h"
 #include "engine/readers/debug_dir.h"
 #include "engine/readers/fx_reader.h"
@@ -33,63 +36,15 @@ namespace storage {
 namespace fs = std::filesystem;
 using engine::Graph;
 
-const char* sourceKindName(SourceKind kind)
-{
-    static const char* names[] = { "fx_graph", "scenario", "torchair_module", "debug_dir", "compiled_module",
-        "torchair_cache", "memory_snapshot" };
-    return names[int(kind)];
-}
-
 const char* statusName(SourceResult::Status s)
 {
-    static const char* names[] = { "imported", "duplicate", "failed", "cancelled" };
+    static const char* names[] = { "imported", "duplicate", "failed", "cancelled", "skipped" };
     return names[int(s)];
 }
 
 namespace {
 
-/// Limits of the folder walks (sniffing and hashing): a hostile tree stays harmless.
-constexpr int kMaxDepth = 8;
-constexpr size_t kMaxEntries = 100000;
-constexpr size_t kSniffBytes = 64 << 10;
-
-std::string readHead(const std::string& path, size_t bytes)
-{
-    std::ifstream in(path, std::ios::binary);
-    std::string head(bytes, '\0');
-    in.read(head.data(), std::streamsize(bytes));
-    head.resize(size_t(in.gcount()));
-    return head;
-}
-
-/// Regular files below `root` (symlinks not followed), relative paths sorted. Error when the walk
-/// meets more than kMaxEntries entries.
-Result<std::vector<fs::path>> walkFiles(const fs::path& root)
-{
-    std::vector<fs::path> files;
-    std::error_code ec;
-    fs::recursive_directory_iterator it(root, fs::directory_options::skip_permission_denied, ec), end;
-    if (ec)
-        return Error { ErrorCode::Io, "cannot list the folder: " + ec.message(), root.string() };
-    size_t entries = 0;
-    for (; it != end; it.increment(ec)) {
-        if (ec)
-            return Error { ErrorCode::Io, "cannot list the folder: " + ec.message(), root.string() };
-        if (++entries > kMaxEntries)
-            return Error { ErrorCode::InvalidArgument,
-                "more than " + std::to_string(kMaxEntries) + " entries below this folder: not imported",
-                root.string() };
-        if (it.depth() >= kMaxDepth)
-            it.disable_recursion_pending();
-        const fs::file_status st = it->symlink_status(ec);
-        if (ec || fs::is_symlink(st))
-            continue;
-        if (fs::is_regular_file(st))
-            files.push_back(it->path().lexically_relative(root));
-    }
-    std::sort(files.begin(), files.end());
-    return files;
-}
+using engine::ingest::walkFiles;
 
 std::string nowIso()
 {
@@ -293,12 +248,11 @@ Result<void> readScenario(const std::string& path, Payload& p, bool runPasses, b
     return {};
 }
 
-Result<void> readDebugFolder(const std::string& path, Payload& p, bool runPasses)
+/// Groups of stages (a debug folder's, or a TORCH_TRACE's compile ids) into graph items.
+void readGraphGroups(Result<engine::readers::DebugDir>& dir, Payload& p, bool runPasses)
 {
-    auto dir = engine::readers::readDebugDir(path);
-    if (!dir)
-        return dir.error();
-    p.diagnostics = diagnosticTexts(dir->diagnostics);
+    for (std::string& d : diagnosticTexts(dir->diagnostics))
+        p.diagnostics.push_back(std::move(d));
     for (auto& group : dir->groups) {
         for (std::string& d : diagnosticTexts(group.diagnostics))
             p.diagnostics.push_back(std::move(d));
@@ -342,6 +296,37 @@ Result<void> readDebugFolder(const std::string& path, Payload& p, bool runPasses
             p.graphs.push_back(std::move(item));
         }
     }
+}
+
+Result<void> readDebugFolder(const std::string& path, Payload& p, bool runPasses)
+{
+    auto dir = engine::readers::readDebugDir(path);
+    if (!dir)
+        return dir.error();
+    readGraphGroups(dir, p, runPasses);
+    return {};
+}
+
+/// A TORCH_TRACE log or folder: each compile id a group of its graphs (engine/ingest/trace_groups.h).
+Result<void> readTrace(const std::string& path, Payload& p, bool runPasses, Reporter& reporter)
+{
+    engine::readers::trace::TraceReadOptions read;
+    read.progress = [&](uint64_t done, uint64_t total) { return reporter.amount(done, total, "bytes"); };
+    auto traces = engine::readers::trace::readTorchTraceDir(path, read);
+    if (!traces)
+        return traces.error();
+    Result<engine::readers::DebugDir> dir = engine::ingest::traceGraphGroups(*traces);
+    readGraphGroups(dir, p, runPasses);
+    return {};
+}
+
+/// Inductor's output_code.py: its call() as a graph (engine/readers/inductor_code.h).
+Result<void> readInductorCode(const std::string& path, Payload& p, bool runPasses)
+{
+    auto dir = engine::ingest::inductorCodeGroups(path);
+    if (!dir)
+        return dir.error();
+    readGraphGroups(dir, p, runPasses);
     return {};
 }
 
@@ -430,6 +415,16 @@ Result<Payload> readSource(SourceKind kind, const std::string& path, const Impor
     case SourceKind::MemorySnapshot:
         r = readMemorySnapshot(path, p, reporter);
         break;
+    case SourceKind::Folder:
+        return Error { ErrorCode::InvalidArgument,
+            "a folder holding several kinds of input: import it with importPaths, which takes each member on its own",
+            path };
+    case SourceKind::InductorCode:
+        r = readInductorCode(path, p, options.runPasses);
+        break;
+    case SourceKind::TorchTrace:
+        r = readTrace(path, p, options.runPasses, reporter);
+        break;
     case SourceKind::CacheFile:
     case SourceKind::CacheDir: {
         engine::cache::ScanOptions scan;
@@ -499,161 +494,31 @@ Result<void> writePayload(WriteContext& ctx, int64_t sourceId, Payload& p, Repor
     return {};
 }
 
-/// What a folder holds: a compile cache wins over stage dumps (a cache dir holds no dumps).
-Result<SourceKind> folderKind(const std::vector<fs::path>& files, const std::string& path)
+/// The kind and content of `path`. `tick`: how far the hash of a file is.
+Result<std::pair<SourceKind, engine::ingest::Content>> examine(const std::string& path, const engine::ingest::HashTick& tick = {})
 {
-    bool stages = false;
-    for (const fs::path& f : files) {
-        if (f.filename() == "compiled_module")
-            return SourceKind::CacheDir;
-        stages = stages || engine::readers::isStageFileName(f.filename().string());
-    }
-    if (stages)
-        return SourceKind::DebugDir;
-    return Error { ErrorCode::InvalidArgument,
-        "neither a TorchAir compile cache (no compiled_module below it) nor a TORCH_COMPILE_DEBUG folder (no "
-        "NNN_*.txt dump below it)",
-        path };
-}
-
-Result<SourceKind> fileKind(const std::string& path)
-{
-    const std::string head = readHead(path, kSniffBytes);
-    if (head.empty())
-        return Error { ErrorCode::InvalidArgument, "the file is empty", path };
-    if (static_cast<unsigned char>(head[0]) == 0x80)
-        return engine::snapshot::looksLikeSnapshot(head) ? SourceKind::MemorySnapshot : SourceKind::CacheFile;
-    if (head.find('\0') != std::string::npos)
-        return Error { ErrorCode::InvalidArgument,
-            "binary data that is neither a compiled_module (pickle) nor text aclgraph-inspector reads", path };
-    for (char c : head)
-        if (!std::isspace(static_cast<unsigned char>(c))) {
-            if (c == '{')
-                return SourceKind::Scenario;
-            break;
-        }
-    if (engine::readers::looksLikeTorchairModule(head))
-        return SourceKind::TorchairModule;
-    return SourceKind::FxGraph;
-}
-
-/// Bytes hashed so far, every 16 MiB; false cancels.
-using HashTick = std::function<bool(uint64_t bytes)>;
-
-/// md5 of `file`'s bytes added to `md5`; returns how many bytes it read.
-Result<uint64_t> hashFile(const fs::path& file, engine::Md5& md5, const HashTick& tick = {})
-{
-    std::ifstream in(file, std::ios::binary);
-    if (!in)
-        return Error { ErrorCode::Io, "cannot read the file", file.string() };
-    std::string buf(1 << 16, '\0');
-    uint64_t bytes = 0;
-    while (in) {
-        in.read(buf.data(), std::streamsize(buf.size()));
-        md5.update(std::string_view(buf.data(), size_t(in.gcount())));
-        bytes += uint64_t(in.gcount());
-        if (tick && bytes % (uint64_t(16) << 20) == 0 && !tick(bytes))
-            return Error { ErrorCode::Cancelled, "cancelled", file.string() };
-    }
-    if (in.bad())
-        return Error { ErrorCode::Io, "cannot read the file", file.string() };
-    return bytes;
-}
-
-struct Content {
-    std::string hash;
-    uint64_t size = 0; ///< bytes of the file, or of every file of the folder
-};
-
-/// The content hash and size in one read. `files`: the folder's walk, null for a file.
-Result<Content> hashContent(const std::string& path, const std::vector<fs::path>* files, const HashTick& tick = {})
-{
-    engine::Md5 md5;
-    Content c;
-    if (!files) {
-        auto bytes = hashFile(path, md5, tick);
-        if (!bytes)
-            return bytes.error();
-        return Content { md5.hexDigest(), *bytes };
-    }
-    for (const fs::path& f : *files) {
-        engine::Md5 one;
-        auto bytes = hashFile(fs::path(path) / f, one);
-        if (!bytes)
-            return bytes.error();
-        c.size += *bytes;
-        md5.update(f.generic_string());
-        md5.update(std::string_view("\0", 1));
-        md5.update(std::to_string(*bytes));
-        md5.update(std::string_view("\0", 1));
-        md5.update(one.hexDigest());
-        md5.update("\n");
-    }
-    c.hash = md5.hexDigest();
-    return c;
-}
-
-/// The kind and content of `path`, walking a folder once for both.
-/// `tick`: how far the hash of a file is (a folder's files are not counted).
-Result<std::pair<SourceKind, Content>> examine(const std::string& path, const HashTick& tick = {})
-{
-    std::error_code ec;
-    const fs::file_status st = fs::status(path, ec);
-    if (ec || !fs::exists(st))
-        return Error { ErrorCode::NotFound, "no such file or folder", path };
-    std::optional<std::vector<fs::path>> files;
-    Result<SourceKind> kind = Error {};
-    if (fs::is_directory(st)) {
-        auto walked = walkFiles(path);
-        if (!walked)
-            return walked.error();
-        files = std::move(walked.value());
-        kind = folderKind(*files, path);
-    } else if (fs::is_regular_file(st)) {
-        kind = fileKind(path);
-    } else {
-        return Error { ErrorCode::InvalidArgument, "not a regular file or a folder", path };
-    }
-    if (!kind)
-        return kind.error();
-    auto content = hashContent(path, files ? &*files : nullptr, tick);
+    auto detected = engine::ingest::detectSource(path);
+    if (!detected)
+        return detected.error();
+    auto content = engine::ingest::contentHash(path, tick);
     if (!content)
         return content.error();
-    return std::make_pair(*kind, std::move(content.value()));
+    return std::make_pair(detected->kind, std::move(content.value()));
 }
 
 } // namespace
 
 Result<SourceKind> detectSourceKind(const std::string& path)
 {
-    std::error_code ec;
-    const fs::file_status st = fs::status(path, ec);
-    if (ec || !fs::exists(st))
-        return Error { ErrorCode::NotFound, "no such file or folder", path };
-    if (fs::is_directory(st)) {
-        auto files = walkFiles(path);
-        if (!files)
-            return files.error();
-        return folderKind(*files, path);
-    }
-    if (!fs::is_regular_file(st))
-        return Error { ErrorCode::InvalidArgument, "not a regular file or a folder", path };
-    return fileKind(path);
+    auto d = engine::ingest::detectSource(path);
+    if (!d)
+        return d.error();
+    return d->kind;
 }
 
 Result<std::string> contentHash(const std::string& path)
 {
-    std::error_code ec;
-    if (!fs::is_directory(path, ec)) {
-        auto c = hashContent(path, nullptr);
-        if (!c)
-            return c.error();
-        return c->hash;
-    }
-    auto files = walkFiles(path);
-    if (!files)
-        return files.error();
-    auto c = hashContent(path, &*files);
+    auto c = engine::ingest::contentHash(path);
     if (!c)
         return c.error();
     return c->hash;
@@ -777,9 +642,43 @@ Result<std::vector<SourceResult>> importPaths(
     auto db = openProject(dbPath);
     if (!db)
         return db.error();
+    // A folder holding several kinds of input is imported member by member (engine/ingest); files
+    // below it that are no input are listed as skipped, with why.
+    std::vector<std::string> expanded;
     std::vector<SourceResult> results;
-    for (size_t i = 0; i < paths.size(); ++i)
-        results.push_back(importSource(*db, paths[i], options, i, paths.size()));
+    for (const std::string& path : paths) {
+        std::error_code ec;
+        if (!fs::is_directory(path, ec)) {
+            expanded.push_back(path);
+            continue;
+        }
+        auto folder = engine::ingest::examineFolder(path);
+        if (!folder || folder->detected.kind != SourceKind::Folder) {
+            expanded.push_back(path); // its own kind, or its error, as one source
+            continue;
+        }
+        for (const auto& m : folder->members)
+            expanded.push_back(m.path);
+        for (const std::string& why : folder->skipped) {
+            SourceResult skipped;
+            skipped.status = SourceResult::Status::Skipped;
+            const size_t colon = why.find(": ");
+            skipped.path = why.substr(0, colon);
+            skipped.message = colon == std::string::npos ? std::string() : why.substr(colon + 2);
+            results.push_back(std::move(skipped));
+        }
+    }
+    for (size_t i = 0; i < expanded.size(); ++i) {
+        if (i > 0 && options.cancelled && options.cancelled()) {
+            SourceResult r;
+            r.path = expanded[i];
+            r.status = SourceResult::Status::Cancelled;
+            r.message = "cancelled";
+            results.push_back(std::move(r));
+            continue;
+        }
+        results.push_back(importSource(*db, expanded[i], options, i, expanded.size()));
+    }
     return results;
 }
 

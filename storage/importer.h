@@ -8,6 +8,7 @@
 ///
 /// Thread contract: importPaths() runs on the calling thread with its own connection; ImportJob
 /// runs it on a worker thread. Callbacks are called on the thread doing the work.
+#include "engine/ingest/source.h"
 #include "storage/sqlite.h"
 
 #include <atomic>
@@ -20,17 +21,9 @@
 
 namespace storage {
 
-enum class SourceKind {
-    FxGraph, ///< readable FX code or print(gm.graph) (.py / .txt)
-    Scenario, ///< a scenario JSON (docs/scenario-format.md)
-    TorchairModule, ///< TorchAir's generated module (output_code.py)
-    DebugDir, ///< a TORCH_COMPILE_DEBUG folder (any level with NNN_*.txt dumps below it)
-    CacheFile, ///< one compiled_module
-    CacheDir, ///< a .torchair_cache tree (any level)
-    MemorySnapshot, ///< a PyTorch / torch_npu memory snapshot pickle (engine/snapshot): a run per device
-};
-const char* sourceKindName(SourceKind kind); ///< "fx_graph", "scenario", "torchair_module", "debug_dir",
-                                             ///< "compiled_module", "torchair_cache", "memory_snapshot"
+/// The kinds of input (engine/ingest/source.h owns them and their detection).
+using SourceKind = engine::ingest::SourceKind;
+using engine::ingest::sourceKindName;
 /// Tells the kind from the path and its first bytes. Error (naming the path) when it is none.
 Result<SourceKind> detectSourceKind(const std::string& path);
 /// The content hash of a file (md5 of its bytes) or a folder (md5 over every regular file's
@@ -62,7 +55,8 @@ struct ProgressWords {
 ProgressWords progressWords(const ImportProgress& p);
 
 struct SourceResult {
-    enum class Status { Imported, Duplicate, Failed, Cancelled };
+    /// Skipped: a file inside an imported folder that is no input aclgraph-inspector reads (message: why).
+    enum class Status { Imported, Duplicate, Failed, Cancelled, Skipped };
     std::string path;
     Status status = Status::Failed;
     std::string kind; ///< sourceKindName, empty when unknown
@@ -73,7 +67,7 @@ struct SourceResult {
     double seconds = 0;
     std::vector<std::string> diagnostics; ///< readers' warnings, stored with the source
 };
-const char* statusName(SourceResult::Status s); ///< "imported", "duplicate", "failed", "cancelled"
+const char* statusName(SourceResult::Status s); ///< "imported", "duplicate", "failed", "cancelled", "skipped"
 
 struct ImportOptions {
     std::function<void(const ImportProgress&)> progress;

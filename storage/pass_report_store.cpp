@@ -62,7 +62,8 @@ Result<std::vector<int64_t>> writePassReports(WriteContext& ctx, int64_t graphId
     auto report
         = db.prepare("INSERT INTO pass_reports(graph_id, pos, name, option, enabled, backend, nodes_before, "
                      "nodes_after, peak_bytes_before, peak_bytes_after, traffic_bytes_before, "
-                     "traffic_bytes_after, result_graph_id, log) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
+                     "traffic_bytes_after, result_graph_id, log, measured, unmeasured_why) "
+                     "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
     auto change = db.prepare(
         "INSERT INTO pass_changes(report_id, pos, change, node, before, after, reason) VALUES (?, ?, ?, ?, ?, ?, ?)");
     if (!report || !change)
@@ -92,6 +93,7 @@ Result<std::vector<int64_t>> writePassReports(WriteContext& ctx, int64_t graphId
         s.bind(11, int64_t(p.trafficBytesBefore)).bind(12, int64_t(p.trafficBytesAfter));
         bindOptional(s, 13, resultGraph);
         s.bind(14, std::string_view(jsonStringArray(p.log)));
+        s.bind(15, int64_t(p.measured)).bind(16, std::string_view(p.unmeasured));
         if (auto r = insertRow(ctx, s); !r)
             return r.error();
         ids.push_back(db.lastInsertRowId());
@@ -105,7 +107,7 @@ Result<std::vector<StoredPassReport>> readPassReports(Database& db, int64_t grap
 {
     auto s = db.prepare("SELECT p.id, p.name, p.option, p.enabled, p.backend, p.nodes_before, p.nodes_after, "
                         "p.peak_bytes_before, p.peak_bytes_after, p.traffic_bytes_before, p.traffic_bytes_after, "
-                        "p.result_graph_id, p.log, g.stage FROM pass_reports p LEFT JOIN graphs g "
+                        "p.result_graph_id, p.log, g.stage, p.measured, p.unmeasured_why FROM pass_reports p LEFT JOIN graphs g "
                         "ON g.id = p.result_graph_id WHERE p.graph_id = ? ORDER BY p.pos");
     auto changes = db.prepare(
         "SELECT pos, change, node, before, after, reason FROM pass_changes WHERE report_id = ? ORDER BY pos");
@@ -133,6 +135,8 @@ Result<std::vector<StoredPassReport>> readPassReports(Database& db, int64_t grap
         if (!log)
             return badRow(db, where + " (" + p.name + "): log is not a JSON array of strings");
         p.log = std::move(*log);
+        p.measured = s->columnInt(14) != 0;
+        p.unmeasured = s->columnText(15);
         p.stage = r.resultGraphId && !s->columnIsNull(13) ? int(s->columnInt(13)) : -1;
 
         changes->reset();

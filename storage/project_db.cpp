@@ -323,6 +323,11 @@ const std::vector<Migration>& migrations()
             "  UNIQUE (kind, content_hash)"
             ");" },
         { 2, "graphs, cache entries, simulation runs and pass reports", kSchemaV2 },
+        { 3, "what told each input's kind, why a graph has no tensor metadata, whether a pass report was measured",
+            "ALTER TABLE nodes ADD COLUMN input_kind_from TEXT NOT NULL DEFAULT '';"
+            "ALTER TABLE graphs ADD COLUMN metadata_missing TEXT NOT NULL DEFAULT '';"
+            "ALTER TABLE pass_reports ADD COLUMN measured INTEGER NOT NULL DEFAULT 1;"
+            "ALTER TABLE pass_reports ADD COLUMN unmeasured_why TEXT NOT NULL DEFAULT '';" },
     };
     return steps;
 }

@@ -43,6 +43,10 @@ struct PassReport {
     /// bytes, and the bytes the graph's ops write (an estimate). 0 when not measured (see log).
     uint64_t peakBytesBefore = 0, peakBytesAfter = 0;
     uint64_t trafficBytesBefore = 0, trafficBytesAfter = 0;
+    /// False when the memory effect could not be measured (no tensor metadata, a symbol without a
+    /// value, ...): the byte figures above are then 0 and mean nothing; `unmeasured` says why.
+    bool measured = true;
+    std::string unmeasured;
     /// Index into PipelineResult::stages of the graph after this pass; -1 when it did not run.
     int stage = -1;
 };

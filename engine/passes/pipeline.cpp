@@ -61,8 +61,9 @@ uint64_t writtenBytes(const Node& n, const SymbolValues& syms, bool& ok)
 void record(PassReport& report, const MemoryMeasurement& before, const MemoryMeasurement& after)
 {
     if (!before.measured || !after.measured) {
-        report.log.push_back(
-            "aclgraph-inspector: memory effect not measured: " + (before.measured ? after.note : before.note));
+        report.measured = false;
+        report.unmeasured = before.measured ? after.note : before.note;
+        report.log.push_back("aclgraph-inspector: memory effect not measured: " + report.unmeasured);
         return;
     }
     report.peakBytesBefore = before.peakBytes;
@@ -80,7 +81,8 @@ MemoryMeasurement measureMemory(const Graph& graph, const config::Options& optio
     for (const std::string& s : graphSymbols(graph)) {
         auto it = symbols.find(s);
         if (it == symbols.end()) {
-            m.note = "no value for symbol '" + s + "' (pass it in `symbols`)";
+            m.note = "no value for symbol '" + s + "' (give it with --symbols " + s
+                + "=N; a TORCH_TRACE of the same compile gives its hint)";
             return m;
         }
         used.emplace(s, it->second);
@@ -109,6 +111,10 @@ MemoryMeasurement measureMemory(const Graph& graph, const config::Options& optio
     auto sim = runtime::simulate(sc, so);
     if (!sim) {
         m.note = sim.error().toString();
+        return m;
+    }
+    if (!sim->sizesUnknown.empty()) {
+        m.note = "sizes are unknown (" + sim->sizesUnknown + ")";
         return m;
     }
     if (sim->outOfMemory || sim->graphs.empty()) {

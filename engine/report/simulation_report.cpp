@@ -53,11 +53,23 @@ std::string simulationText(const runtime::Simulation& sim, LogLevel minLevel)
             + std::to_string(g.replays) + " replays, " + std::to_string(g.eagerCalls) + " eager calls"
             + (g.fallbackToEager ? ", fell back to eager at call " + std::to_string(g.fallbackCall) : "") + "\n";
     }
+    // Byte figures that rest on sizes the inputs did not give are not printed as numbers.
+    const std::string unknown = runtime::unknownSizesText(sim);
     for (const runtime::PoolRecord& p : sim.pools)
-        out += "  pool " + p.pool.str() + (p.custom ? " (custom)" : "") + ": peak reserved " + formatMiB(p.peakReserved)
-            + ", peak allocated " + formatMiB(p.peakAllocated) + "\n";
-    out += "  device: peak reserved " + formatMiB(sim.peakDeviceReserved) + " of " + formatMiB(sim.capacityBytes)
-        + "\n";
+        out += "  pool " + p.pool.str() + (p.custom ? " (custom)" : "") + ": "
+            + (unknown.empty() ? "peak reserved " + formatMiB(p.peakReserved) + ", peak allocated " + formatMiB(p.peakAllocated)
+                               : std::string("memory unknown"))
+            + "\n";
+    out += "  device: peak reserved "
+        + (unknown.empty() ? formatMiB(sim.peakDeviceReserved) : std::string("unknown")) + " of "
+        + formatMiB(sim.capacityBytes) + "\n";
+    if (!unknown.empty())
+        out += "  sizes: " + unknown + "\n";
+    if (!sim.assumptions.empty()) {
+        out += "\nAssumed (the inputs did not say):\n";
+        for (const std::string& a : sim.assumptions)
+            out += "  " + a + "\n";
+    }
     return out;
 }
 
@@ -166,8 +178,13 @@ std::string simulationJson(const runtime::Simulation& sim, int indent)
         for (const runtime::LogLine& l : e.log)
             log.push_back(formatLogLine(l, o.backend, e.call));
     j["log"] = log;
-    j["peak_device_reserved_bytes"] = sim.peakDeviceReserved;
-    j["peak_device_allocated_bytes"] = sim.peakDeviceAllocated;
+    // null, not 0, where the sizes are unknown; "sizes_unknown" says why.
+    const bool sized = sim.sizesUnknown.empty();
+    j["peak_device_reserved_bytes"] = sized ? ordered_json(sim.peakDeviceReserved) : ordered_json();
+    j["peak_device_allocated_bytes"] = sized ? ordered_json(sim.peakDeviceAllocated) : ordered_json();
+    if (!sized)
+        j["sizes_unknown"] = sim.sizesUnknown;
+    j["assumptions"] = sim.assumptions;
     j["out_of_memory"] = sim.outOfMemory;
     j["calls_simulated"] = sim.callsSimulated;
     return jsonText(j, indent);

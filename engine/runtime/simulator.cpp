@@ -503,7 +503,30 @@ Result<Simulation> simulate(const scenario::Scenario& scenario, const Simulation
         e.context = scenario.path + ": $.config" + (e.context.empty() ? "" : "." + e.context);
         return e;
     }
+    // Inputs without tensor metadata (print(gm.graph), unannotated code) are simulated as tensors of
+    // unknown dtype and no elements (0 bytes), on a copy of the scenario; the run says that its byte
+    // figures are unknown instead of printing zeros as if they were measured.
+    std::optional<scenario::Scenario> completed;
+    std::string sizesUnknown;
     for (const Graph& g : scenario.graphs) {
+        const std::string note = missingMetadataNote(g);
+        if (note.empty())
+            continue;
+        if (!completed)
+            completed = scenario;
+        sizesUnknown += (sizesUnknown.empty() ? "" : "; ") + std::string("graph '") + g.id + "': " + note;
+    }
+    if (completed)
+        for (Graph& g : completed->graphs)
+            for (Node& n : g.nodes)
+                if (n.op == NodeOp::Placeholder && n.inputKind != InputKind::SymInt && n.outputs.empty()) {
+                    TensorMeta unknown;
+                    unknown.dtype = DType::Unknown;
+                    unknown.device.clear();
+                    n.outputs.push_back(std::move(unknown));
+                }
+    const scenario::Scenario& run = completed ? *completed : scenario;
+    for (const Graph& g : run.graphs) {
         auto a = analyzeGraph(g);
         if (!a) {
             Error e = a.error();
@@ -511,8 +534,57 @@ Result<Simulation> simulate(const scenario::Scenario& scenario, const Simulation
             return e;
         }
     }
-    detail::Simulator sim(scenario, options, std::move(parsed.value()));
-    return sim.run();
+    detail::Simulator sim(run, options, std::move(parsed.value()));
+    Simulation result = sim.run();
+    result.sizesUnknown = sizesUnknown;
+    for (const Graph& g : scenario.graphs) {
+        const std::string note = unknownKindsNote(g);
+        if (!note.empty())
+            result.assumptions.push_back(note);
+    }
+    return result;
+}
+
+std::string unknownKindsNote(const Graph& g)
+{
+    const std::vector<std::string> unknown = g.inputKindsUnknown();
+    if (unknown.empty())
+        return {};
+    size_t tensors = 0;
+    for (const Node& n : g.nodes)
+        if (n.op == NodeOp::Placeholder && n.inputKind != InputKind::SymInt)
+            ++tensors;
+    std::string names;
+    for (size_t i = 0; i < unknown.size() && i < 4; ++i)
+        names += (i ? ", " : "") + unknown[i];
+    if (unknown.size() > 4)
+        names += ", ...";
+    return "graph '" + g.id + "': nothing tells the kind of " + std::to_string(unknown.size()) + " of its "
+        + std::to_string(tensors) + " tensor inputs (" + names
+        + "): they are treated as user inputs, so any weights among them are staged (copied) on every replay; "
+          "give their kinds with --input-kind NAME=parameter|buffer|static_address|user_input, in a scenario, or "
+          "import the TORCH_TRACE of the same compile";
+}
+
+std::string unknownSizesText(const Simulation& sim)
+{
+    return sim.sizesUnknown.empty() ? std::string() : "unknown (" + sim.sizesUnknown + ")";
+}
+
+std::string missingMetadataNote(const Graph& g)
+{
+    if (!g.metadataMissing.empty())
+        return g.metadataMissing;
+    const std::vector<std::string> missing = g.inputsWithoutMetadata();
+    if (missing.empty())
+        return {};
+    std::string names;
+    for (size_t i = 0; i < missing.size() && i < 5; ++i)
+        names += (i ? ", " : "") + missing[i];
+    if (missing.size() > 5)
+        names += ", ... (" + std::to_string(missing.size()) + " in all)";
+    return "the file has no tensor metadata for input(s) " + names
+        + ": a form with annotations (print_readable(), fx_graph_readable.py) or the TORCH_TRACE of the same compile gives it";
 }
 
 } // namespace engine::runtime

@@ -140,7 +140,22 @@ struct Simulation {
     bool outOfMemory = false;
     bool cancelled = false;
     int callsSimulated = 0;
+    /// Non-empty when some graph has inputs without tensor metadata: every byte figure is then
+    /// unknown (the inputs were simulated as 0-byte tensors), and this says why and what would give
+    /// the sizes. Reports print "unknown (" + sizesUnknown + ")" in place of byte figures.
+    std::string sizesUnknown;
+    /// What the simulation had to assume because its inputs did not say (an input's kind told by
+    /// nothing, ...), each with its consequence; printed beside the warnings, never as TorchAir's.
+    std::vector<std::string> assumptions;
 };
+
+/// The assumption for a graph whose tensor inputs' kinds nothing told ("" when every kind is known).
+std::string unknownKindsNote(const Graph& g);
+
+/// "unknown (<sizesUnknown>)" when the simulation's sizes are unknown, else "".
+std::string unknownSizesText(const Simulation& sim);
+/// The note for a graph's missing metadata ("" when it has all): the reader's reason, else the inputs named.
+std::string missingMetadataNote(const Graph& g);
 
 /// Runs the scenario. Fails (with TorchAir's message) only when the configuration itself is
 /// invalid; runtime trouble such as OOM ends the run early and is reported inside the Simulation.

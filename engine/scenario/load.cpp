@@ -2,6 +2,9 @@
 
 #include "engine/cache/cache_artifact.h"
 #include "engine/core/file_io.h"
+#include "engine/ingest/source.h"
+#include "engine/ingest/trace_groups.h"
+#include "engine/readers/torch_trace.h"
 #include "engine/readers/debug_dir.h"
 #include "engine/readers/fx_reader.h"
 #include "engine/readers/torchair_module.h"
@@ -17,16 +20,6 @@ namespace engine::scenario {
 namespace {
 
 constexpr uint64_t kMaxGraphFileBytes = uint64_t(256) << 20;
-
-bool looksLikeJson(const std::string& path)
-{
-    std::ifstream in(path, std::ios::binary);
-    char c = 0;
-    while (in.get(c))
-        if (!std::isspace(static_cast<unsigned char>(c)))
-            return c == '{';
-    return false;
-}
 
 std::string baseName(const std::string& path)
 {
@@ -69,11 +62,8 @@ bool sameSettings(
 
 /// A debug folder's graphs: per group, the generated module (its graph carries TorchAir's own input
 /// classification and the last pass dump's metadata) or, without one, the last readable stage.
-Result<void> addDebugDirGraphs(Scenario& s, const std::string& path)
+Result<void> addGroupGraphs(Scenario& s, Result<readers::DebugDir>& dir, const std::string& path)
 {
-    auto dir = readers::readDebugDir(path);
-    if (!dir)
-        return dir.error();
     for (const auto& d : dir->diagnostics)
         s.diagnostics.push_back(d.toString());
     bool configured = false;
@@ -106,7 +96,9 @@ Result<void> addDebugDirGraphs(Scenario& s, const std::string& path)
             }
             g = std::move(*group.stages[size_t(last)].graph);
             s.diagnostics.push_back(group.stages[size_t(last)].path
-                + ": note: no output_code.py; this last pass dump is simulated with the default config");
+                + (group.backend == "inductor" ? ": note: this graph (" + group.stages[size_t(last)].pass
+                            + ") is simulated with TorchAir's default config"
+                                             : ": note: no output_code.py; this last pass dump is simulated with the default config"));
         }
         g.id = group.label().empty() ? "graph_" + std::to_string(s.graphs.size() + 1) : group.label();
         s.graphs.push_back(std::move(g));
@@ -116,19 +108,86 @@ Result<void> addDebugDirGraphs(Scenario& s, const std::string& path)
     return {};
 }
 
+Result<void> addDebugDirGraphs(Scenario& s, const std::string& path)
+{
+    auto dir = readers::readDebugDir(path);
+    if (!dir)
+        return dir.error();
+    return addGroupGraphs(s, dir, path);
+}
+
+/// A TORCH_TRACE's compile ids (engine/ingest/trace_groups.h); dynamic sizes take the hints the log
+/// recorded (create_symbol) when the caller gave no value, each said in a note.
+Result<void> addTraceGraphs(Scenario& s, const std::string& path, SymbolValues& hinted)
+{
+    auto traces = readers::trace::readTorchTraceDir(path);
+    if (!traces)
+        return traces.error();
+    for (const auto& t : *traces)
+        for (const auto& c : t.compiles)
+            for (const auto& sym : c.symbols)
+                if (sym.hint && !hinted.count(sym.symbol)) {
+                    hinted[sym.symbol] = *sym.hint;
+                    s.diagnostics.push_back(t.path + ":" + std::to_string(sym.place.line) + ": note: " + sym.symbol
+                        + " = " + std::to_string(*sym.hint) + " (the value compile " + c.id.text() + " saw for "
+                        + sym.source + ", from create_symbol); --symbols overrides it");
+                }
+    Result<readers::DebugDir> dir = ingest::traceGraphGroups(*traces);
+    if (dir->groups.empty())
+        return makeError(ErrorCode::NotFound, "the trace holds no compile with a graph", path);
+    return addGroupGraphs(s, dir, path);
+}
+
 } // namespace
 
-Result<Scenario> loadScenarioOrGraph(const std::string& path, const SymbolValues& symbols, int calls)
+Result<Scenario> loadScenarioOrGraph(
+    const std::string& path, const SymbolValues& givenSymbols, int calls, bool requireSymbols)
 {
-    std::error_code ec;
-    const bool directory = std::filesystem::is_directory(path, ec);
-    if (!directory && looksLikeJson(path))
+    auto detected = ingest::detectSource(path);
+    if (!detected)
+        return detected.error();
+    using ingest::SourceKind;
+    switch (detected->kind) {
+    case SourceKind::Scenario:
         return readScenarioFile(path);
+    case SourceKind::MemorySnapshot:
+        return makeError(ErrorCode::InvalidArgument,
+            "a memory snapshot (" + detected->evidence
+                + ") is a recording, not a graph to simulate: open it with `snapshot`, or `import` it and step it "
+                  "beside a simulation",
+            path);
+    case SourceKind::CacheDir:
+        return makeError(ErrorCode::InvalidArgument,
+            "a TorchAir compile cache folder: `cache` reads it; simulate one of its compiled_module files", path);
+    case SourceKind::Folder: {
+        auto folder = ingest::examineFolder(path);
+        std::string members;
+        if (folder)
+            for (size_t i = 0; i < folder->members.size() && i < 6; ++i)
+                members += "\n  " + folder->members[i].path + " (" + ingest::sourceKindName(folder->members[i].detected.kind) + ")";
+        return makeError(ErrorCode::InvalidArgument,
+            "a folder holding several inputs: give one of them (`import` takes the whole folder):" + members, path);
+    }
+    default:
+        break;
+    }
     Scenario s;
     s.path = path;
     s.name = baseName(path);
-    if (directory) {
+    SymbolValues symbols = givenSymbols;
+    if (detected->kind == SourceKind::DebugDir) {
         auto added = addDebugDirGraphs(s, path);
+        if (!added)
+            return added.error();
+    } else if (detected->kind == SourceKind::TorchTrace) {
+        auto added = addTraceGraphs(s, path, symbols);
+        if (!added)
+            return added.error();
+    } else if (detected->kind == SourceKind::InductorCode) {
+        auto dir = ingest::inductorCodeGroups(path);
+        if (!dir)
+            return dir.error();
+        auto added = addGroupGraphs(s, dir, path);
         if (!added)
             return added.error();
     } else {
@@ -185,9 +244,15 @@ Result<Scenario> loadScenarioOrGraph(const std::string& path, const SymbolValues
     for (const Graph& g : s.graphs) {
         const std::set<std::string> needed = symbolsOf(g);
         for (const std::string& sym : needed)
-            if (!symbols.count(sym))
-                return makeError(ErrorCode::InvalidArgument,
-                    "graph '" + g.id + "' uses symbol " + sym + ": give its value, e.g. --symbols " + sym + "=4", path);
+            if (!symbols.count(sym)) {
+                if (requireSymbols)
+                    return makeError(ErrorCode::InvalidArgument,
+                        "graph '" + g.id + "' uses symbol " + sym + ": give its value, e.g. --symbols " + sym + "=4",
+                        path);
+                s.diagnostics.push_back(path + ": note: graph '" + g.id + "' uses symbol " + sym
+                    + ", which has no value: figures that need its sizes (memory, bytes) are unknown; give it with --symbols "
+                    + sym + "=N");
+            }
         Call c;
         c.graph = g.id;
         for (const auto& [name, value] : symbols)
@@ -199,6 +264,116 @@ Result<Scenario> loadScenarioOrGraph(const std::string& path, const SymbolValues
     for (int i = 0; i < std::max(1, calls); ++i)
         s.calls.insert(s.calls.end(), round.begin(), round.end());
     return s;
+}
+
+namespace {
+
+struct KindSpec {
+    std::vector<std::string> names;
+    std::vector<std::pair<int, int>> positions; ///< inclusive ranges
+    bool all = false;
+    InputKind kind = InputKind::UserInput;
+};
+
+Result<KindSpec> parseKindSpec(const std::string& spec)
+{
+    const std::string where = "--input-kind " + spec;
+    const size_t eq = spec.rfind('=');
+    if (eq == std::string::npos || eq == 0)
+        return makeError(ErrorCode::InvalidArgument, "expected SEL=KIND, e.g. arg0_1,#2-26=parameter", where);
+    KindSpec k;
+    const std::string kind = spec.substr(eq + 1);
+    if (kind == "parameter")
+        k.kind = InputKind::Parameter;
+    else if (kind == "buffer")
+        k.kind = InputKind::Buffer;
+    else if (kind == "static_address")
+        k.kind = InputKind::StaticAddress;
+    else if (kind == "user_input")
+        k.kind = InputKind::UserInput;
+    else
+        return makeError(ErrorCode::InvalidArgument,
+            "unknown input kind '" + kind + "' (expected parameter, buffer, static_address or user_input)", where);
+    std::string sel = spec.substr(0, eq);
+    size_t start = 0;
+    while (start <= sel.size()) {
+        size_t comma = sel.find(',', start);
+        if (comma == std::string::npos)
+            comma = sel.size();
+        const std::string item = sel.substr(start, comma - start);
+        start = comma + 1;
+        if (item.empty())
+            return makeError(ErrorCode::InvalidArgument, "an empty selector", where);
+        if (item == "*") {
+            k.all = true;
+        } else if (item[0] == '#') {
+            const size_t dash = item.find('-');
+            try {
+                size_t used = 0;
+                const int from = std::stoi(item.substr(1, dash == std::string::npos ? std::string::npos : dash - 1), &used);
+                const int to = dash == std::string::npos ? from : std::stoi(item.substr(dash + 1));
+                if (from < 0 || to < from)
+                    throw std::out_of_range("range");
+                k.positions.emplace_back(from, to);
+            } catch (const std::exception&) {
+                return makeError(ErrorCode::InvalidArgument, "'" + item + "' is no position (#N) or range (#N-M)", where);
+            }
+        } else {
+            k.names.push_back(item);
+        }
+    }
+    return k;
+}
+
+} // namespace
+
+Result<int> applyInputKinds(Graph& g, const std::vector<std::string>& specs)
+{
+    int set = 0;
+    for (const std::string& spec : specs) {
+        auto k = parseKindSpec(spec);
+        if (!k)
+            return k.error();
+        const std::vector<int> inputs = g.placeholders();
+        for (size_t pos = 0; pos < inputs.size(); ++pos) {
+            Node& n = g.nodes[size_t(inputs[pos])];
+            if (n.inputKind == InputKind::SymInt)
+                continue;
+            bool chosen = std::find(k->names.begin(), k->names.end(), n.name) != k->names.end();
+            for (const auto& [from, to] : k->positions)
+                chosen = chosen || (int(pos) >= from && int(pos) <= to);
+            chosen = chosen || (k->all && n.inputKindFrom.empty() && n.inputKind == InputKind::UserInput);
+            if (!chosen)
+                continue;
+            n.inputKind = k->kind;
+            n.inputKindFrom = "--input-kind " + spec;
+            ++set;
+        }
+    }
+    return set;
+}
+
+Result<void> applyInputKinds(Scenario& s, const std::vector<std::string>& specs)
+{
+    for (const std::string& spec : specs) {
+        auto k = parseKindSpec(spec);
+        if (!k)
+            return k.error();
+        for (const std::string& name : k->names) {
+            bool found = false;
+            for (const Graph& g : s.graphs) {
+                const int i = g.find(name);
+                found = found || (i >= 0 && g.nodes[size_t(i)].op == NodeOp::Placeholder);
+            }
+            if (!found)
+                return makeError(ErrorCode::InvalidArgument, "no graph has an input named '" + name + "'",
+                    "--input-kind " + spec);
+        }
+    }
+    for (Graph& g : s.graphs)
+        if (auto r = applyInputKinds(g, specs); !r)
+            return r.error();
+    return {};
 }
 
 } // namespace engine::scenario

@@ -15,6 +15,18 @@ namespace engine::scenario {
 /// pool) and graph name (fx_graph_name). A TORCH_COMPILE_DEBUG folder (readers/debug_dir.h) gives
 /// one graph per forward group (its output_code.py, annotated by the last pass dump; else that
 /// dump), named by the group ("model__0/forward"), and each call runs every graph once, in order.
-Result<Scenario> loadScenarioOrGraph(const std::string& path, const SymbolValues& symbols = {}, int calls = 2);
+/// `requireSymbols` false (passes, import): a symbol with no value is no error; its calls lack it,
+/// a note says which figures need it, and they stay unknown (never 0).
+Result<Scenario> loadScenarioOrGraph(
+    const std::string& path, const SymbolValues& symbols = {}, int calls = 2, bool requireSymbols = true);
+
+/// Sets input kinds the user gave (`--input-kind SEL=KIND`, repeatable): SEL is a comma list of
+/// input names, positions (`#3`), position ranges (`#2-26`) or `*` (every tensor input whose kind
+/// nothing told); KIND is parameter, buffer, static_address or user_input. Applies to every graph of
+/// the scenario that has the inputs named; each set input's inputKindFrom says "--input-kind". Error
+/// (naming the option) for a bad spec, an unknown kind, or a name no graph has.
+Result<void> applyInputKinds(Scenario& s, const std::vector<std::string>& specs);
+/// The same on one graph (returns how many inputs it set; names it lacks are not an error here).
+Result<int> applyInputKinds(Graph& g, const std::vector<std::string>& specs);
 
 } // namespace engine::scenario

@@ -184,6 +184,7 @@ private:
                             "a tensor input's kind is parameter, buffer, static_address or user_input (got '" + kind
                                 + "' for a " + inputKindName(n.inputKind) + " input)");
                     n.inputKind = known->kind;
+                    n.inputKindFrom = "the scenario (" + kindPath + ")";
                 }
                 if (const Json* st = JsonReader::find(o, "storage"))
                     n.storage = m_r.nonEmptyString(*st, JsonReader::key(path, "storage"));
@@ -204,6 +205,7 @@ private:
         for (const auto& k : kInputKinds) {
             if (kind == k.name) {
                 n.inputKind = k.kind;
+                n.inputKindFrom = "the scenario (" + kindPath + ")";
                 known = true;
             }
         }

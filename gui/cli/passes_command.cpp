@@ -1,3 +1,4 @@
+#include "engine/ingest/source.h"
 #include "engine/core/json_text.h"
 #include "engine/graph/graph_diff.h"
 #include "engine/passes/pipeline.h"
@@ -172,12 +173,13 @@ engine::Result<DebugDirInput> debugDirInput(const std::string& path, const std::
 int passesCommand(const std::vector<std::string>& args, std::ostream& out, std::ostream& err)
 {
     const char* usage = "usage: aclgraph-inspector passes SCENARIO|GRAPH|DEBUG_DIR [--graph ID] [--set NAME=VALUE ...] "
-                        "[--symbols s0=4,...] [--json] [--verbose] [--emit-code OUT] [-o FILE]\n";
+                        "[--symbols s0=4,...] [--input-kind SEL=KIND ...] [--json] [--verbose] [--emit-code OUT] [-o FILE]\n";
     std::string path, graphId, emitPath, outPath;
     bool json = false, verbose = false;
     std::vector<std::pair<std::string, engine::PyValue>> overrides;
     engine::SymbolValues symbols;
     bool symbolsGiven = false;
+    std::vector<std::string> inputKinds;
     for (size_t i = 0; i < args.size(); ++i) {
         const std::string& a = args[i];
         const bool hasValue = i + 1 < args.size();
@@ -196,6 +198,12 @@ int passesCommand(const std::vector<std::string>& args, std::ostream& out, std::
             if (!parseSymbols(args[++i], symbols, err, "passes"))
                 return 2;
             symbolsGiven = true;
+        } else if (a == "--input-kind") {
+            if (!hasValue) {
+                err << "passes: --input-kind needs SEL=KIND\n" << usage;
+                return 2;
+            }
+            inputKinds.push_back(args[++i]);
         } else if (a == "--graph") {
             graphId = args[++i];
         } else if (a == "--emit-code") {
@@ -216,13 +224,17 @@ int passesCommand(const std::vector<std::string>& args, std::ostream& out, std::
         err << usage;
         return 2;
     }
-    std::error_code ec;
     std::optional<DebugDirInput> folder;
     std::optional<engine::scenario::Scenario> scenario;
     const engine::Graph* graph = nullptr;
     std::vector<std::pair<std::string, engine::PyValue>> settings;
     std::optional<engine::config::Backend> scenarioBackend;
-    if (std::filesystem::is_directory(path, ec)) {
+    auto detected = engine::ingest::detectSource(path);
+    if (!detected) {
+        err << "error: " << detected.error().toString() << "\n";
+        return 1;
+    }
+    if (detected->kind == engine::ingest::SourceKind::DebugDir) {
         auto in = debugDirInput(path, graphId);
         if (!in) {
             err << "error: " << in.error().toString() << "\n";
@@ -233,7 +245,7 @@ int passesCommand(const std::vector<std::string>& args, std::ostream& out, std::
         settings = folder->settings;
         scenarioBackend = folder->backend;
     } else {
-        auto loaded = engine::scenario::loadScenarioOrGraph(path, symbols, 1);
+        auto loaded = engine::scenario::loadScenarioOrGraph(path, symbols, 1, false);
         if (!loaded) {
             err << "error: " << loaded.error().toString() << "\n";
             return 1;
@@ -241,6 +253,10 @@ int passesCommand(const std::vector<std::string>& args, std::ostream& out, std::
         scenario = std::move(loaded.value());
         for (const std::string& d : scenario->diagnostics)
             err << d << "\n";
+        if (auto kinds = engine::scenario::applyInputKinds(*scenario, inputKinds); !kinds) {
+            err << "passes: " << kinds.error().toString() << "\n";
+            return 2;
+        }
         graph = graphId.empty() ? &scenario->graphs.front() : scenario->graph(graphId);
         if (!graph) {
             err << "error: " << path << ": no graph '" << graphId << "'\n";

@@ -24,6 +24,7 @@ int simulateCommand(const std::vector<std::string>& args, std::ostream& out, std
     engine::runtime::SimulationOptions options;
     engine::SymbolValues symbols;
     int calls = 2;
+    std::vector<std::string> inputKinds;
     for (size_t i = 0; i < args.size(); ++i) {
         const std::string& a = args[i];
         auto next = [&](const char* what) -> const std::string* {
@@ -44,6 +45,11 @@ int simulateCommand(const std::vector<std::string>& args, std::ostream& out, std
             const std::string* v = next("NAME=N[,NAME=N...]");
             if (!v || !parseSymbols(*v, symbols, err, "simulate"))
                 return 2;
+        } else if (a == "--input-kind") {
+            const std::string* v = next("SEL=KIND (names, #N, #N-M or *; parameter, buffer, static_address, user_input)");
+            if (!v)
+                return 2;
+            inputKinds.push_back(*v);
         } else if (a == "--calls") {
             const std::string* v = next("a number of calls");
             char* end = nullptr;
@@ -88,13 +94,17 @@ int simulateCommand(const std::vector<std::string>& args, std::ostream& out, std
     }
     if (path.empty()) {
         err << "usage: aclgraph-inspector simulate SCENARIO|GRAPH [--set NAME=VALUE ...] [--symbols s0=4,...] "
-               "[--calls N] [--json] [--log-level debug|info|warning] [--db FILE] [-o FILE]\n";
+               "[--input-kind SEL=KIND ...] [--calls N] [--json] [--log-level debug|info|warning] [--db FILE] [-o FILE]\n";
         return 2;
     }
     auto scenario = engine::scenario::loadScenarioOrGraph(path, symbols, calls);
     if (!scenario) {
         err << "error: " << scenario.error().toString() << "\n";
         return 1;
+    }
+    if (auto kinds = engine::scenario::applyInputKinds(*scenario, inputKinds); !kinds) {
+        err << "simulate: " << kinds.error().toString() << "\n";
+        return 2;
     }
     for (const std::string& d : scenario->diagnostics)
         err << d << "\n";

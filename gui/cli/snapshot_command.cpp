@@ -1,6 +1,7 @@
 // `aclgraph-inspector snapshot FILE [--json] [--device N] [-o FILE]`: what a real memory snapshot
 // (torch.cuda.memory._dump_snapshot / torch_npu) says per pool. The JSON is documented in
 // docs/snapshots.md.
+#include "engine/ingest/source.h"
 #include "engine/report/simulation_report.h"
 #include "engine/snapshot/memory_snapshot.h"
 #include "gui/cli/cli_util.h"
@@ -133,6 +134,14 @@ int snapshotCommand(const std::vector<std::string>& args, std::ostream& out, std
     if (file.empty()) {
         err << kSnapshotUsage;
         return 2;
+    }
+    // Another kind of input gets its name, not a pickle opcode error at offset 0.
+    if (auto detected = engine::ingest::detectSource(file);
+        detected && detected->kind != engine::ingest::SourceKind::MemorySnapshot) {
+        err << "error: " << file << ": not a memory snapshot: " << detected->evidence << " ("
+            << engine::ingest::sourceKindName(detected->kind)
+            << "); `simulate`, `passes`, `stages`, `import` and `report` read it\n";
+        return 1;
     }
     auto snap = engine::snapshot::readSnapshotFile(file);
     if (!snap.ok()) {

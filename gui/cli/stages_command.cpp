@@ -1,6 +1,7 @@
 // `aclgraph-inspector stages PATH [--model NAME] [--diff A B] [--json] [-o FILE]`: the pass stages of
 // a TORCH_COMPILE_DEBUG folder (engine/readers/debug_dir.h), and the difference between two of them
 // (engine/graph/graph_diff.h). The JSON forms are documented in docs/fx-formats.md.
+#include "engine/ingest/trace_groups.h"
 #include "engine/core/json_text.h"
 #include "engine/graph/graph_diff.h"
 #include "engine/readers/debug_dir.h"
@@ -349,7 +350,7 @@ int stagesCommand(const std::vector<std::string>& args, std::ostream& out, std::
         return 2;
     }
 
-    auto dir = engine::readers::readDebugDir(path);
+    auto dir = engine::ingest::readStageGroups(path);
     if (!dir) {
         err << "error: " << dir.error().toString() << "\n";
         return 1;

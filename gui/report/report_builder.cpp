@@ -1,6 +1,7 @@
 // Loading a report's inputs and writing its formats (report_builder.h).
 #include "gui/report/report_builder.h"
 
+#include "engine/ingest/source.h"
 #include "engine/core/text_codec.h"
 #include "engine/report/report_doc.h"
 #include "engine/report/report_html.h"
@@ -74,10 +75,22 @@ Result<std::string> buildReportJson(const ReportRequest& request)
     const int total = int(request.inputs.size());
     for (int i = 0; i < total; ++i) {
         const std::string& input = request.inputs[size_t(i)];
-        Result<void> done = engine::endsWith(input, ".aclgi") ? loadProject(input, request.projectRuns, loaded)
-            : isCacheInput(input)                             ? loadCache(input, loaded)
-            : isSnapshotInput(input)                          ? loadSnapshot(input, loaded)
-                                                              : loadSimulated(input, request.compareSettings, loaded);
+        // What the input is, told by engine/ingest like every other command (a project by its name).
+        Result<void> done = Result<void>();
+        if (engine::endsWith(input, ".aclgi")) {
+            done = loadProject(input, request.projectRuns, loaded);
+        } else {
+            auto detected = engine::ingest::detectSource(input);
+            using engine::ingest::SourceKind;
+            if (!detected)
+                done = detected.error();
+            else if (detected->kind == SourceKind::CacheFile || detected->kind == SourceKind::CacheDir)
+                done = loadCache(input, loaded);
+            else if (detected->kind == SourceKind::MemorySnapshot)
+                done = loadSnapshot(input, loaded);
+            else
+                done = loadSimulated(input, request.compareSettings, loaded);
+        }
         if (!done)
             return done.error();
         if (request.progress && !request.progress(i + 1, total))

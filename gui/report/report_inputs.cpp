@@ -85,40 +85,6 @@ LoadedCaches storedCaches(const std::string& path, const std::vector<storage::St
 
 } // namespace
 
-bool isCacheInput(const std::string& path)
-{
-    std::error_code ec;
-    if (fs::is_directory(path, ec)) {
-        if (fs::path(path).filename() == ".torchair_cache")
-            return true;
-        fs::recursive_directory_iterator it(path, fs::directory_options::skip_permission_denied, ec), end;
-        for (int seen = 0; !ec && it != end && seen < 100000; it.increment(ec), ++seen) {
-            if (it.depth() > 6) {
-                it.disable_recursion_pending();
-                continue;
-            }
-            if (it->path().filename() == "compiled_module")
-                return true;
-        }
-        return false;
-    }
-    if (fs::path(path).filename() == "compiled_module")
-        return true;
-    std::ifstream f(path, std::ios::binary);
-    char first = 0;
-    return f.get(first) && static_cast<unsigned char>(first) == 0x80 // a pickle's PROTO opcode
-        && !isSnapshotInput(path);
-}
-
-bool isSnapshotInput(const std::string& path)
-{
-    std::ifstream f(path, std::ios::binary);
-    std::string head(4096, '\0');
-    f.read(head.data(), std::streamsize(head.size()));
-    head.resize(size_t(f.gcount()));
-    return engine::snapshot::looksLikeSnapshot(head);
-}
-
 Result<void> loadSnapshot(const std::string& path, LoadedInputs& into)
 {
     auto snapshot = engine::snapshot::readSnapshotFile(path);

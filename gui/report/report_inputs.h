@@ -44,10 +44,6 @@ struct LoadedInputs {
     std::deque<LoadedCaches> caches;
 };
 
-/// A compile-cache input: a folder holding a compiled_module (at any depth the scanner reads), or a
-/// pickle file (a compiled_module, whatever its name).
-bool isCacheInput(const std::string& path);
-
 /// Every run of the project at `path`, oldest first, each FX graph with its stored pass reports and
 /// the stored graph drawn; then the project's cache entries.
 /// `only`: just these runs (by id, in this order), and no cache entries; empty: everything.
@@ -58,8 +54,6 @@ engine::Result<void> loadProject(const std::string& path, const std::vector<int6
 engine::Result<void> loadSimulated(
     const std::string& input, const std::vector<engine::config::Setting>& settings, LoadedInputs& into);
 
-/// A memory snapshot pickle (engine/snapshot), told from other pickles by its first bytes.
-bool isSnapshotInput(const std::string& path);
 /// Each device of the snapshot as a run (snapshot_run.h): its pools with their graphs and peaks,
 /// memory over its trace entries.
 engine::Result<void> loadSnapshot(const std::string& path, LoadedInputs& into);
