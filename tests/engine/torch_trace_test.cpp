@@ -490,3 +490,46 @@ TEST(TorchTraceHostile, CancelViaProgress)
     EXPECT_GE(n, 3u);
     EXPECT_EQ(end, 2004900u);
 }
+
+TEST(TorchTraceHostile, TruncatedMidHeaderAndPlaces)
+{
+    TempDir dir;
+    const std::string bytes = fileBytes(kTwoFunctions);
+    // Cut inside the header of the first dynamo_output_graph record (line 177): the records before it
+    // are read, the cut line is a diagnostic.
+    const size_t header = bytes.find("{\"dynamo_output_graph\"");
+    ASSERT_NE(header, std::string::npos);
+    const TorchTrace t = readOk(dir.write("cut_header.log", bytes.substr(0, header + 40)));
+    EXPECT_TRUE(t.compiles.size() == 1 && t.compiles[0].graphs.empty());
+    ASSERT_FALSE(t.diagnostics.empty());
+    EXPECT_TRUE(hasDiagnostic(t, "not a record header"));
+    bool at177 = false;
+    for (const TraceDiagnostic& d : t.diagnostics)
+        at177 = at177 || (d.line == 177 && d.message.find("not a record header") != std::string::npos);
+    EXPECT_TRUE(at177);
+
+    // A record's place is its header's line and byte offset in the file.
+    const TorchTrace whole = readOk(kTwoFunctions);
+    ASSERT_FALSE(whole.compiles.empty());
+    const TracePlace& p = whole.compiles[0].graphs.at(0).place;
+    const size_t lineStart = bytes.rfind('\n', header) + 1;
+    EXPECT_EQ(p.offset, lineStart);
+    EXPECT_EQ(bytes.compare(p.offset, 5, "V1126"), 0);
+}
+
+TEST(TorchTraceHostile, FailedCompileMetrics)
+{
+    TempDir dir;
+    const std::string text
+        = "V1126 08:52:02.716000 457 torch/_dynamo/utils.py:1796] {\"compilation_metrics\": {\"compile_id\": \"1/0\", "
+          "\"entire_frame_compile_time_s\": 1.5, \"fail_type\": \"InternalTorchDynamoError\", \"fail_reason\": "
+          "\"boom\"}, \"frame_id\": 1, \"frame_compile_id\": 0, \"attempt\": 1}\n";
+    const TorchTrace t = readOk(dir.write("failed.log", text));
+    ASSERT_EQ(t.compiles.size(), 1u);
+    const TraceCompile& c = t.compiles[0];
+    EXPECT_EQ(c.id.text(), "1/0_1");
+    EXPECT_DOUBLE_EQ(c.compileSeconds, 1.5);
+    EXPECT_EQ(c.failType, "InternalTorchDynamoError");
+    EXPECT_EQ(c.failReason, "boom");
+    EXPECT_NE(c.metricsJson.find("\"fail_reason\":\"boom\""), std::string::npos);
+}
