@@ -642,7 +642,13 @@ void TraceReader::handle(Record& r)
         p.text = std::move(r.payload);
         p.md5Ok = r.md5Ok;
     } else if (value) {
-        p.text = textOf(v);
+        p.text = textOf(v); // a record without a payload: its metadata, held to the same limit
+        if (p.text.size() > m_options.maxPayloadBytes) {
+            diagnostic(r.place.line,
+                "metadata of '" + kind + "' (" + std::to_string(p.text.size()) + " bytes) cut to "
+                    + std::to_string(m_options.maxPayloadBytes));
+            p.text.resize(size_t(m_options.maxPayloadBytes));
+        }
     }
 
     if (kind == "dynamo_start") {

@@ -533,3 +533,24 @@ TEST(TorchTraceHostile, FailedCompileMetrics)
     EXPECT_EQ(c.failReason, "boom");
     EXPECT_NE(c.metricsJson.find("\"fail_reason\":\"boom\""), std::string::npos);
 }
+
+TEST(TorchTraceReal, MaxPayloadBytesHoldsForEveryKeptText)
+{
+    // Found by running the fuzz target on dynamic_warn.log: a guard_added_fast record has no payload,
+    // and the JSON of its metadata (kept as the artifact's text) was not held to the limit.
+    TraceReadOptions options;
+    options.maxPayloadBytes = 4096;
+    const TorchTrace t = readOk(kDynamicWarn, options);
+    ASSERT_EQ(t.compiles.size(), 2u);
+    for (const TraceCompile& c : t.compiles) {
+        for (const auto* list : { &c.graphs, &c.artifacts })
+            for (const TracePayload& p : *list) {
+                EXPECT_LE(p.text.size(), 4096u) << c.id.text() << " " << p.name;
+                EXPECT_TRUE(p.md5Ok) << c.id.text() << " " << p.name; // hashed whole, kept cut
+            }
+        ASSERT_TRUE(c.outputCode);
+        EXPECT_EQ(c.outputCode->text.size(), 4096u);
+    }
+    EXPECT_TRUE(hasDiagnostic(t, "cut to 4096"));
+    EXPECT_TRUE(hasDiagnostic(t, "metadata of 'guard_added_fast'"));
+}
