@@ -88,7 +88,10 @@ struct TraceCompile {
     /// inductor_post_grad_graph, and graph artifacts (before_pre_grad_graph, after_joint_graph, ...).
     std::vector<TracePayload> graphs;
     std::optional<TracePayload> outputCode; ///< inductor_output_code
-    std::vector<TracePayload> artifacts; ///< every other payload: artifacts, guards, fw_metadata, ...
+    /// Every other record of the compile: artifacts (fw_metadata, recompile_reasons, ...), and records with
+    /// no payload that are not read into the fields here (guard_added_fast, unknown kinds): their metadata
+    /// as JSON text, name = kind.
+    std::vector<TracePayload> artifacts;
     std::vector<std::string> recompileReasons; ///< from the recompile_reasons artifact (JSON list)
     std::string guards; ///< dynamo_cpp_guards_str payload
     std::vector<TraceSource> sources; ///< joined by (describer_id, id), in describe order
