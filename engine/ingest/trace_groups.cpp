@@ -134,11 +134,12 @@ readers::DebugDir traceGraphGroups(const std::vector<readers::trace::TorchTrace>
                     stage.graph->id = c.id.text() + "/" + g->name;
                 }
                 group.stages.push_back(std::move(stage));
-                if (group.stages.back().preAot && group.stages.back().graph)
-                    dynamo = &*group.stages.back().graph;
             }
             // Kinds for the AOT and post-grad graphs, from this compile's own evidence. (`dynamo`
-            // points into group.stages, which is not resized below.)
+            // points into group.stages, which is complete now and not resized below.)
+            for (const auto& stage : group.stages)
+                if (stage.preAot && stage.graph && !dynamo)
+                    dynamo = &*stage.graph;
             for (auto& stage : group.stages)
                 if (stage.graph && !stage.preAot)
                     applyTraceInputKinds(*stage.graph, dynamo, c.staticInputIndices, c.id.text());

@@ -24,9 +24,14 @@ ordered_json reportsValue(const std::vector<passes::PassReport>& reports)
         out.push_back({ { "name", p.name }, { "option", p.option }, { "enabled", p.enabled },
             { "rewritten", rewritten }, { "skipped", skipped }, { "removed", p.removed }, { "added", p.added },
             { "nodes_before", p.nodesBefore }, { "nodes_after", p.nodesAfter },
-            { "peak_bytes_before", p.peakBytesBefore }, { "peak_bytes_after", p.peakBytesAfter },
-            { "traffic_bytes_before", p.trafficBytesBefore }, { "traffic_bytes_after", p.trafficBytesAfter },
+            // null where not measured: a 0 would read as a measured figure ("unmeasured" says why).
+            { "peak_bytes_before", p.measured ? ordered_json(p.peakBytesBefore) : ordered_json() },
+            { "peak_bytes_after", p.measured ? ordered_json(p.peakBytesAfter) : ordered_json() },
+            { "traffic_bytes_before", p.measured ? ordered_json(p.trafficBytesBefore) : ordered_json() },
+            { "traffic_bytes_after", p.measured ? ordered_json(p.trafficBytesAfter) : ordered_json() },
             { "log", p.log } });
+        if (!p.measured)
+            out.back()["unmeasured"] = p.unmeasured;
     }
     return out;
 }

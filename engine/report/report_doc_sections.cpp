@@ -125,7 +125,7 @@ Json cacheNotesValue(const std::vector<ReportCaches>& caches)
 
 std::string bytesChange(const Json& before, const Json& after)
 {
-    if (before.get<uint64_t>() == 0 && after.get<uint64_t>() == 0)
+    if (before.is_null() || after.is_null() || (before.get<uint64_t>() == 0 && after.get<uint64_t>() == 0))
         return "not measured";
     return mib(before) + " -> " + mib(after);
 }

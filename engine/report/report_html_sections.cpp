@@ -53,7 +53,7 @@ bool safeSvg(const std::string& svg)
 /// A memory change "1.00 MiB -> 0.50 MiB"; `cls` says whether it went down (better) or up.
 std::string changeCell(const Json& before, const Json& after, const char*& cls)
 {
-    const uint64_t b = before.get<uint64_t>(), a = after.get<uint64_t>();
+    const uint64_t b = before.is_null() ? 0 : before.get<uint64_t>(), a = after.is_null() ? 0 : after.get<uint64_t>();
     cls = a < b ? "better" : a > b ? "worse" : nullptr;
     return htmlEscape(docview::bytesChange(before, after));
 }

@@ -216,7 +216,9 @@ void PassesPanel::fill()
             const engine::passes::PassReport& r = reports[size_t(row)].report;
             const QString texts[] = { q(r.name), r.enabled ? "yes" : "no",
                 r.enabled ? arrow(QString::number(r.nodesBefore), QString::number(r.nodesAfter)) : QString("-"),
-                r.enabled ? arrow(bytesText(r.peakBytesBefore), bytesText(r.peakBytesAfter)) : QString("-"),
+                !r.enabled  ? QString("-")
+                    : !r.measured ? QString("unknown")
+                                  : arrow(bytesText(r.peakBytesBefore), bytesText(r.peakBytesAfter)),
                 QString::number(r.rewritten.size()), QString::number(r.skipped.size()),
                 QString::number(r.removed.size()), QString::number(r.added.size()),
                 r.option.empty() ? QString("(always on)") : q(r.option) };

@@ -39,7 +39,9 @@ std::string passesText(const engine::Graph& graph, const engine::passes::Pipelin
             out += "   added " + s + "\n";
         for (const auto& s : p.skipped)
             out += "   skipped " + s.node + ": " + s.reason + "\n";
-        if (p.peakBytesBefore || p.peakBytesAfter)
+        if (!p.measured)
+            out += "   memory: unknown (" + p.unmeasured + ")\n";
+        else if (p.peakBytesBefore || p.peakBytesAfter)
             out += "   memory: peak " + std::to_string(p.peakBytesBefore) + " -> " + std::to_string(p.peakBytesAfter)
                 + " bytes, written by ops " + std::to_string(p.trafficBytesBefore) + " -> "
                 + std::to_string(p.trafficBytesAfter) + " bytes\n";
