@@ -152,6 +152,15 @@ Details nodeDetails(const Graph& graph, int node, const std::vector<std::string>
         const std::vector<std::string> mutated = graph.mutatedInputs();
         const view::NodeRole role = view::nodeRole(graph, node, { mutated.begin(), mutated.end() });
         rows.push_back(row("input kind", inputKindName(n.inputKind)));
+        rows.push_back(row("kind told by",
+            !n.inputKindFrom.empty() ? n.inputKindFrom
+                : n.inputKind == InputKind::UserInput
+                ? "nothing: assumed a user input (staged on every replay if it is a weight); --input-kind or the "
+                  "TORCH_TRACE of the same compile tells it"
+                : "the reader (no evidence recorded)"));
+        if (n.inputKind != InputKind::SymInt && (n.outputs.empty() || n.outputs[0].dtype == DType::Unknown))
+            rows.push_back(row("size", "unknown (" + (graph.metadataMissing.empty() ? std::string("the file has no tensor metadata for it")
+                                                                                    : graph.metadataMissing) + ")"));
         std::string roleText = view::nodeRoleName(role);
         if (role == view::NodeRole::MutatedInput)
             roleText += " (TorchAir's mutated_user_inputs: written in place by the graph)";
