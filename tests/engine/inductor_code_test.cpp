@@ -107,7 +107,7 @@ TEST(InductorCode, RealModel0Inputs)
     EXPECT_EQ(shapeText(c.inputs[0].meta), "f32[1024, 256][256, 1]cuda:0");
     EXPECT_EQ(shapeText(c.inputs[1].meta), "i64[1, 16][16, 1]cuda:0");
     EXPECT_EQ(shapeText(c.inputs[6].meta), "f32[1, 4, 64, 64][16384, 4096, 64, 1]cuda:0");
-    EXPECT_EQ(c.inputs[0].line, 744);
+    EXPECT_EQ(c.inputs[0].line, 743);
     for (const Input& in : c.inputs) {
         EXPECT_TRUE(in.hasShape && in.hasDtype) << in.name;
         EXPECT_EQ(in.meta.device, "cuda:0") << in.name;
@@ -134,7 +134,7 @@ TEST(InductorCode, RealModel0PlanAndSummary)
     const PlanStep& first = c.plan.front();
     EXPECT_EQ(first.kind, PlanStep::Kind::Alloc);
     EXPECT_EQ(first.name, "buf1");
-    EXPECT_EQ(first.line, 774);
+    EXPECT_EQ(first.line, 771);
     EXPECT_EQ(first.function, "partition_0");
     ASSERT_TRUE(first.meta && first.bytes);
     EXPECT_EQ(shapeText(*first.meta), "f32[1, 16, 256][4096, 256, 1]cuda:0");
@@ -244,11 +244,17 @@ def call(args):
     EXPECT_EQ(alloc->meta->device, "cuda:1");
     // The one line not understood is a diagnostic with its line.
     ASSERT_EQ(c.diagnostics.size(), 2u) << c.diagnostics[0].toString();
-    EXPECT_EQ(c.diagnostics[0].line, 26);
+    EXPECT_EQ(c.diagnostics[0].line, 27);
     EXPECT_NE(c.diagnostics[0].message.find("something_odd"), std::string::npos);
     EXPECT_NE(c.diagnostics[1].message.find("input s0"), std::string::npos);
     ASSERT_TRUE(c.graph.has_value());
-    EXPECT_GE(c.graph->find("buf3"), 0); // the aten call owns the storage it returns
+    // The aten call owns the storage it returns: the output refers to it.
+    const Graph& g = *c.graph;
+    ASSERT_GE(g.find("torch_ops_aten_foo_default"), 0);
+    const Node& out = g.nodes[g.outputNode()];
+    ASSERT_EQ(out.args.at(0).items.size(), 2u);
+    EXPECT_EQ(out.args[0].items[0].s, "buf1"); // buf2 reuses buf1's storage
+    EXPECT_EQ(out.args[0].items[1].s, "torch_ops_aten_foo_default");
 }
 
 TEST(InductorCode, HostileTexts)
