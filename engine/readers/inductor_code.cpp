@@ -158,7 +158,7 @@ std::vector<std::string> Reader::namesIn(std::string_view s) const
             while (k < s.size() && s[k] == ' ')
                 ++k;
             const bool keyword = k < s.size() && s[k] == '=' && (k + 1 >= s.size() || s[k + 1] != '=');
-            const bool call = k < s.size() && (s[k] == '(' || s[k] == '.');
+            const bool call = k < s.size() && s[k] == '(';
             if (!keyword && !call && m_known.count(name))
                 out.push_back(name);
             i = j;
@@ -236,7 +236,7 @@ void Reader::kernelComments(Kernel& k)
         if (startsWith(body, "kernel path:")) {
             k.kernelPath = std::string(trim(body.substr(12)));
             block = None;
-        } else if (startsWith(body, "Topologically Sorted Source Nodes:")) {
+        } else if ((startsWith(body, "Topologically Sorted Source Nodes:") || startsWith(body, "Source Nodes:"))) {
             const size_t aten = body.find("Original ATen:");
             k.sourceNodes = bracketList(body.substr(0, aten));
             if (aten != std::string_view::npos)
@@ -494,7 +494,7 @@ void Reader::planLine(std::string_view t)
 {
     if (startsWith(t, "#")) {
         std::string_view body = trim(t.substr(1));
-        if (startsWith(body, "Topologically Sorted Source Nodes:")) {
+        if ((startsWith(body, "Topologically Sorted Source Nodes:") || startsWith(body, "Source Nodes:"))) {
             const size_t aten = body.find("Original ATen:");
             m_pendingSourceNodes = bracketList(body.substr(0, aten));
         }
@@ -589,7 +589,7 @@ bool Reader::assignment(std::string_view lhs, std::string_view rhs, std::string_
         defineInputs(lhs);
         return true;
     }
-    if (startsWith(lhs, "stream") && startsWith(rhs, "get_raw_stream("))
+    if (startsWith(lhs, "stream") && startsWith(rhs, "get_") && rhs.find("stream(") != std::string_view::npos)
         return true;
     if (endsWith(lhs, "_args") && startsWith(rhs, "[")) {
         return true; // partition0_args = [arg0_1, ...]
@@ -650,6 +650,8 @@ bool Reader::assignment(std::string_view lhs, std::string_view rhs, std::string_
         meta.device = deviceOf(keywordArg(args, "device"));
         if (meta.device.empty())
             meta.device = allocDevice(callee);
+        else if (meta.device.find(':') == std::string::npos && meta.device != "cpu" && m_guardIndex >= 0)
+            meta.device += ":" + std::to_string(m_guardIndex); // `device='cuda'` under _DeviceGuard(N)
         if (meta.dtype == DType::Unknown)
             warn("allocation of " + name + " with an unknown dtype '" + std::string(dt.substr(0, 40)) + "'");
         PlanStep s = step(PlanStep::Kind::Alloc, name);

@@ -257,6 +257,66 @@ def call(args):
     EXPECT_EQ(out.args[0].items[1].s, "torch_ops_aten_foo_default");
 }
 
+TEST(InductorCode, OlderSpellings)
+{
+    // PyTorch 2.1-2.3: `# Source Nodes:`, get_cuda_stream, grid=, empty_strided(device=...), a C++
+    // kernel called through c_void_p(x.data_ptr()).
+    const std::string text = R"(from torch._inductor.codecache import AsyncCompile
+async_compile = AsyncCompile()
+
+# Source Nodes: [add], Original ATen: [aten.add]
+triton_poi_fused_add_0 = async_compile.triton('triton_', '''
+@triton.jit
+def triton_(in_ptr0, out_ptr0, xnumel, XBLOCK : tl.constexpr):
+    pass
+''')
+
+cpp_fused_mul_1 = async_compile.cpp('''
+extern "C" void kernel(const float* in_ptr0, float* out_ptr0) {}
+''')
+
+async_compile.wait(globals())
+del async_compile
+
+def call(args):
+    arg0_1, arg1_1 = args
+    args.clear()
+    assert_size_stride(arg0_1, (4, 4), (4, 1))
+    with torch.cuda._DeviceGuard(0):
+        torch.cuda.set_device(0) # no-op to ensure context
+        buf0 = empty_strided((4, 4), (4, 1), device='cuda', dtype=torch.float32)
+        stream0 = get_cuda_stream(0)
+        triton_poi_fused_add_0.run(arg0_1, buf0, 16, grid=grid(16), stream=stream0)
+        del arg0_1
+    buf1 = empty_strided((8, ), (1, ), device='cpu', dtype=torch.float32)
+    cpp_fused_mul_1(c_void_p(arg1_1.data_ptr()), c_void_p(buf1.data_ptr()))
+    return (buf0, buf1, )
+)";
+    auto r = readInductorOutputCode(text, "old.py");
+    ASSERT_TRUE(r.ok()) << r.error().toString();
+    const OutputCode& c = r.value();
+    ASSERT_EQ(c.kernels.size(), 2u);
+    EXPECT_EQ(c.kernels[0].sourceNodes, std::vector<std::string>({ "add" }));
+    EXPECT_EQ(c.kernels[0].parameters, std::vector<std::string>({ "in_ptr0", "out_ptr0", "xnumel", "XBLOCK" }));
+    EXPECT_EQ(c.kernels[1].kind, "cpp");
+    EXPECT_EQ(c.summary.launches, 2u);
+    EXPECT_EQ(c.summary.allocatedBytes, 64u + 32u);
+    EXPECT_EQ(c.summary.peakBytes, 96u);
+    std::vector<std::string> devices;
+    for (const PlanStep& s : c.plan) {
+        if (s.kind == PlanStep::Kind::Alloc)
+            devices.push_back(s.meta->device);
+        if (s.kind == PlanStep::Kind::Launch && s.name == "cpp_fused_mul_1")
+            EXPECT_EQ(s.uses, std::vector<std::string>({ "arg1_1", "buf1" }));
+        if (s.kind == PlanStep::Kind::Launch && s.name == "triton_poi_fused_add_0")
+            EXPECT_EQ(s.writes, std::vector<std::string>({ "buf0" }));
+    }
+    EXPECT_EQ(devices, std::vector<std::string>({ "cuda:0", "cpu" }));
+    // arg1_1 has no assert_size_stride (a CPU input): said, not guessed.
+    ASSERT_EQ(c.diagnostics.size(), 1u) << c.diagnostics[0].toString();
+    EXPECT_NE(c.diagnostics[0].message.find("arg1_1"), std::string::npos);
+}
+
 TEST(InductorCode, HostileTexts)
 {
     EXPECT_FALSE(readInductorOutputCode("", "e.py").ok());
