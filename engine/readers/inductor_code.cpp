@@ -183,6 +183,10 @@ void Reader::defineInputs(std::string_view lhs)
     }
     if (!entry)
         return; // a partition's arguments: the inputs under the same names, in another order
+    if (!m_out.entry.empty()) {
+        warn("a second `= args` in " + m_function + "(): the first one gives the inputs' order");
+        return;
+    }
     m_out.entry = m_function;
     // The entry's order is the inputs' order; a partition read before may have added them in its own.
     std::vector<Input> ordered;
@@ -742,18 +746,19 @@ void Reader::expression(std::string_view t)
         ++kernel.launches;
         PlanStep s = step(PlanStep::Kind::Launch, kernel.name);
         size_t position = 0;
+        std::set<std::string> used, written; // sets: a line with many arguments stays linear
         for (std::string_view a : args) {
             const bool keyword = a.find('=') != std::string_view::npos && isIdentifier(trim(a.substr(0, a.find('='))));
             if (keyword)
                 continue;
             auto names = namesIn(a);
             for (const std::string& n : names) {
-                if (std::find(s.uses.begin(), s.uses.end(), n) == s.uses.end())
+                if (used.insert(n).second)
                     s.uses.push_back(n);
                 if (position < kernel.parameters.size()
                     && (startsWith(kernel.parameters[position], "out_ptr")
                         || startsWith(kernel.parameters[position], "in_out_ptr"))
-                    && std::find(s.writes.begin(), s.writes.end(), n) == s.writes.end())
+                    && written.insert(n).second)
                     s.writes.push_back(n);
             }
             ++position;
@@ -775,9 +780,10 @@ void Reader::expression(std::string_view t)
         return;
     }
     PlanStep s = step(PlanStep::Kind::Extern, std::string(callee));
+    std::set<std::string> used;
     for (std::string_view a : args) {
         for (const std::string& n : namesIn(a))
-            if (std::find(s.uses.begin(), s.uses.end(), n) == s.uses.end())
+            if (used.insert(n).second)
                 s.uses.push_back(n);
     }
     if (method) {
@@ -806,13 +812,21 @@ std::vector<const PlanStep*> Reader::executionOrder() const
             out.push_back(&s);
         return out;
     }
+    // Each partition's steps, once: Inductor calls every partition once, and inlining a partition at
+    // each of many calls would make a hostile file quadratic.
+    std::map<std::string, std::vector<const PlanStep*>> byFunction;
+    for (const PlanStep& s : m_out.plan)
+        if (s.function != entry && s.kind != PlanStep::Kind::Return)
+            byFunction[s.function].push_back(&s);
     for (const PlanStep& s : m_out.plan) {
         if (s.function != entry)
             continue;
         if (s.kind == PlanStep::Kind::PartitionCall) {
-            for (const PlanStep& p : m_out.plan)
-                if (p.function == s.name && p.kind != PlanStep::Kind::Return)
-                    out.push_back(&p);
+            auto it = byFunction.find(s.name);
+            if (it != byFunction.end()) {
+                out.insert(out.end(), it->second.begin(), it->second.end());
+                byFunction.erase(it); // a second call adds nothing
+            }
         }
         out.push_back(&s);
     }

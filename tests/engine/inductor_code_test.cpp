@@ -342,6 +342,23 @@ TEST(InductorCode, HostileTexts)
     ASSERT_TRUE(d.ok());
     EXPECT_FALSE(d->diagnostics.empty());
     EXPECT_FALSE(readInductorOutputCodeFile(kModel0).ok()); // a folder
+
+    // Sizes that would be quadratic if partitions were inlined at every call or arguments deduplicated
+    // by search: 20000 calls of a 20000-step partition, a launch with 50000 arguments.
+    std::string big = "k = async_compile.triton('k', '')\ndef partition_0(args):\n    a0 = args\n";
+    for (int i = 0; i < 20000; ++i)
+        big += "    buf" + std::to_string(i) + " = empty_strided_cuda((4, ), (1, ), torch.float32)\n";
+    big += "    k.run(";
+    for (int i = 0; i < 50000; ++i)
+        big += "buf" + std::to_string(i % 20000) + ", ";
+    big += "stream=stream0)\n    return ()\nclass Runner:\n    def call(self, args):\n        a0 = args\n";
+    for (int i = 0; i < 20000; ++i)
+        big += "        () = self.partitions[0](partition0_args)\n";
+    big += "        return ()\n";
+    auto b = readInductorOutputCode(big, "big.py");
+    ASSERT_TRUE(b.ok()) << b.error().toString();
+    EXPECT_EQ(b->summary.allocations, 20000u); // the partition counted once
+    EXPECT_EQ(b->summary.peakBytes, 20000u * 16);
 }
 
 TEST(InductorRunnable, RealModel0)
