@@ -457,3 +457,26 @@ TEST(DebugDir, InductorHostileFolders)
     EXPECT_NE(none.error().message.find("fx_graph_readable.py"), std::string::npos) << none.error().message;
     EXPECT_NE(none.error().message.find("NNN_*.txt"), std::string::npos) << none.error().message;
 }
+
+TEST(DebugDir, OutputCodeIsToldByContent)
+{
+    // TorchAir's folder holding Inductor's module (same file name): read as Inductor's.
+    TempDir tmp;
+    const fs::path forward = tmp.path() / "torchair" / "model__0" / "forward";
+    writeFile(forward / "000_aot_forward_graph.txt", kTinyGraph);
+    writeFile(forward / "output_code.py",
+        "# AOT ID: ['0_inference']\n"
+        "def call(args):\n"
+        "    arg0_1, = args\n"
+        "    assert_size_stride(arg0_1, (4, ), (1, ))\n"
+        "    buf0 = empty_strided_cpu((4, ), (1, ), torch.float32)\n"
+        "    return (buf0, )\n");
+    const DebugDir d = readOk(forward.string());
+    ASSERT_EQ(d.groups.size(), 1u);
+    const DebugGroup& g = d.groups[0];
+    EXPECT_EQ(g.layout, DebugLayout::TorchAir);
+    EXPECT_FALSE(g.module.has_value());
+    ASSERT_TRUE(g.inductorCode.has_value());
+    EXPECT_EQ(g.inductorCode->summary.allocatedBytes, 16u);
+    EXPECT_TRUE(g.diagnostics.empty());
+}
