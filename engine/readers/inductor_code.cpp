@@ -76,6 +76,7 @@ private:
     // Comments gathered for the next kernel / plan step.
     std::vector<std::string_view> m_pendingComments;
     std::vector<std::string> m_pendingSourceNodes;
+    std::vector<std::string> m_pendingAten;
     std::string m_guardDevice; ///< "cuda:0" from `_DeviceGuard(0)`; the index only
     int m_guardIndex = -1;
 
@@ -501,6 +502,8 @@ void Reader::planLine(std::string_view t)
         if ((startsWith(body, "Topologically Sorted Source Nodes:") || startsWith(body, "Source Nodes:"))) {
             const size_t aten = body.find("Original ATen:");
             m_pendingSourceNodes = bracketList(body.substr(0, aten));
+            m_pendingAten
+                = aten == std::string_view::npos ? std::vector<std::string>() : bracketList(body.substr(aten));
         }
         return;
     }
@@ -719,7 +722,9 @@ bool Reader::assignment(std::string_view lhs, std::string_view rhs, std::string_
         s.uses = namesIn(inner);
         s.writes.push_back(name);
         s.sourceNodes = std::move(m_pendingSourceNodes);
+        s.originalAten = std::move(m_pendingAten);
         m_pendingSourceNodes.clear();
+        m_pendingAten.clear();
         m_known.insert(name);
         m_out.plan.push_back(std::move(s));
         return true;
@@ -764,7 +769,9 @@ void Reader::expression(std::string_view t)
             ++position;
         }
         s.sourceNodes = std::move(m_pendingSourceNodes);
+        s.originalAten = std::move(m_pendingAten);
         m_pendingSourceNodes.clear();
+        m_pendingAten.clear();
         m_out.plan.push_back(std::move(s));
         return;
     }
@@ -796,7 +803,9 @@ void Reader::expression(std::string_view t)
         for (const std::string& n : namesIn(keywordArg(args, out)))
             s.writes.push_back(n);
     s.sourceNodes = std::move(m_pendingSourceNodes);
+    s.originalAten = std::move(m_pendingAten);
     m_pendingSourceNodes.clear();
+    m_pendingAten.clear();
     m_out.plan.push_back(std::move(s));
 }
 

@@ -89,6 +89,7 @@ struct PlanStep {
     /// name; PartitionCall: the names it assigns.
     std::vector<std::string> writes;
     std::vector<std::string> sourceNodes; ///< the `# Topologically Sorted Source Nodes:` comment above
+    std::vector<std::string> originalAten; ///< the same comment's `Original ATen: [...]`
 };
 
 /// What a user wants to know first.

@@ -145,6 +145,10 @@ TEST(InductorCode, RealModel0PlanAndSummary)
     EXPECT_EQ(launch.uses, std::vector<std::string>({ "arg1_1", "arg0_1", "arg2_1", "buf1" }));
     EXPECT_EQ(launch.writes, std::vector<std::string>({ "buf1" }));
     EXPECT_EQ(launch.sourceNodes.size(), 7u);
+    EXPECT_EQ(launch.originalAten.size(), 6u);
+    EXPECT_EQ(c.plan[4].originalAten,
+        std::vector<std::string>({ "aten.embedding", "aten.pow", "aten.mean", "aten.add", "aten.rsqrt", "aten.mul",
+            "aten.view", "aten.t", "aten.mm" }));
     const PlanStep& mm = c.plan[4];
     EXPECT_EQ(mm.kind, PlanStep::Kind::Extern);
     EXPECT_EQ(mm.name, "extern_kernels.mm");
