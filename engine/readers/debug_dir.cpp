@@ -7,7 +7,9 @@
 #include <algorithm>
 #include <charconv>
 #include <filesystem>
+#include <fstream>
 #include <map>
+#include <set>
 #include <system_error>
 
 namespace engine::readers {
@@ -97,10 +99,41 @@ bool isRegularFile(const fs::path& p)
     return fs::is_regular_file(fs::status(p, ec));
 }
 
+// The files of an Inductor debug folder that are read (the others are kept as texts).
+const char* const kInductorFiles[]
+    = { "fx_graph_readable.py", "fx_graph_transformed.py", "fx_graph_runnable.py", "output_code.py" };
+
+bool isInductorFile(const std::string& name)
+{
+    return std::find_if(std::begin(kInductorFiles), std::end(kInductorFiles), [&](const char* f) { return name == f; })
+        != std::end(kInductorFiles);
+}
+
+// torchdynamo/debug.log, torchinductor/aot_model___0_debug.log
+bool isLogFile(const fs::path& dir, const std::string& name)
+{
+    const std::string d = dir.filename().string();
+    return (d == "torchdynamo" && name == "debug.log")
+        || (d == "torchinductor" && startsWith(name, "aot_") && endsWith(name, "_debug.log"));
+}
+
+DebugText textOf(const fs::path& p)
+{
+    DebugText t;
+    t.name = p.filename().string();
+    t.path = p.string();
+    std::error_code ec;
+    const auto size = fs::file_size(p, ec);
+    t.bytes = ec ? 0 : uint64_t(size);
+    return t;
+}
+
 // Collects every directory holding stage files, depth-first, within the limits of debug_dir.h.
 class Walker {
 public:
     std::map<std::string, std::vector<std::string>> stageDirs; ///< directory -> stage file names
+    std::set<std::string> inductorDirs; ///< `model__<aot>_<graph>_<nth>.<c>` folders with Inductor's files
+    std::vector<DebugText> logs; ///< torchdynamo/debug.log, torchinductor/aot_*_debug.log
     std::vector<Diagnostic> diagnostics;
 
     void walk(const fs::path& dir, int depth)
@@ -138,6 +171,15 @@ public:
             // Links are followed to files only: a link to a directory could make a loop or leave the tree.
             if (fs::is_symlink(own) && fs::is_directory(fs::status(p, sec)))
                 continue;
+            if (isInductorFile(name) || isLogFile(dir, name)) {
+                if (!isRegularFile(p))
+                    continue;
+                if (isInductorFile(name) && parseInductorFolderName(dir.filename().string()))
+                    inductorDirs.insert(dir.string());
+                else if (isLogFile(dir, name))
+                    logs.push_back(textOf(p));
+                continue;
+            }
             if (!isStageFileName(name) || !isRegularFile(p))
                 continue;
             if (m_stages >= kDebugDirMaxStages) {
@@ -210,6 +252,36 @@ void describePath(DebugGroup& g, const fs::path& dir)
     }
 }
 
+// output_code.py by its content: Inductor's generated module, else TorchAir's (annotated with the
+// last readable stage).
+void readOutputCode(DebugGroup& g)
+{
+    std::string head;
+    {
+        std::ifstream f(g.outputCode, std::ios::binary);
+        head.resize(4096);
+        f.read(&head[0], std::streamsize(head.size()));
+        head.resize(size_t(std::max<std::streamsize>(f.gcount(), 0)));
+    }
+    if (inductor::looksLikeInductorOutputCode(head)) {
+        auto code = inductor::readInductorOutputCodeFile(g.outputCode);
+        if (code)
+            g.inductorCode = std::move(code.value());
+        else
+            g.diagnostics.push_back(diagnosticOf(code.error(), g.outputCode));
+        return;
+    }
+    const Graph* annotated = nullptr;
+    for (auto it = g.stages.rbegin(); it != g.stages.rend() && !annotated; ++it)
+        if (it->kind == DebugStage::Kind::FxCode && !it->preAot && it->readable())
+            annotated = &*it->graph;
+    auto module = readTorchairModuleFile(g.outputCode, annotated);
+    if (module)
+        g.module = std::move(module.value());
+    else
+        g.diagnostics.push_back(diagnosticOf(module.error(), g.outputCode));
+}
+
 DebugStage readStage(const fs::path& dir, const std::string& name)
 {
     DebugStage st;
@@ -234,6 +306,127 @@ DebugStage readStage(const fs::path& dir, const std::string& name)
     else
         st.graph = std::move(r->graphs.front());
     return st;
+}
+
+// Fills the Inductor group's stages from patches of fx_graph_runnable.py: fx_graph_readable.py
+// prints neither devices nor strides, so every placeholder that the runnable describes takes its
+// device and strides from there, and the other nodes, printed without a device, take the inputs'
+// device when all inputs share one.
+void completeFromRunnable(DebugStage& st, const FxRunnable& runnable)
+{
+    if (!st.graph)
+        return;
+    std::string common;
+    bool oneDevice = true;
+    for (const RunnableInput& in : runnable.inputs) {
+        if (in.symInt)
+            continue;
+        if (common.empty())
+            common = in.meta.device;
+        else if (common != in.meta.device)
+            oneDevice = false;
+    }
+    int inputs = 0, others = 0;
+    // The readers' default device, kept when an annotation prints none.
+    const std::string unprinted = TensorMeta().device;
+    for (Node& n : st.graph->nodes) {
+        if (n.op == NodeOp::Placeholder) {
+            const RunnableInput* in = runnable.input(n.name);
+            if (!in || in->symInt || n.outputs.size() != 1)
+                continue;
+            TensorMeta& m = n.outputs[0];
+            bool changed = false;
+            if (m.device != in->meta.device) {
+                m.device = in->meta.device;
+                changed = true;
+            }
+            if (m.stride.empty() && in->meta.stride.size() == m.shape.size()) {
+                m.stride = in->meta.stride;
+                changed = true;
+            }
+            inputs += changed;
+            continue;
+        }
+        if (!oneDevice || common.empty() || common == unprinted)
+            continue;
+        for (TensorMeta& m : n.outputs)
+            if (m.device == unprinted) {
+                m.device = common;
+                ++others;
+            }
+    }
+    if (inputs || others)
+        st.note = "from fx_graph_runnable.py: the devices and strides of " + std::to_string(inputs)
+            + " inputs (load_args)"
+            + (others ? ", and device " + common + " for " + std::to_string(others)
+                        + " other tensors printed without one (all inputs are on it)"
+                      : std::string());
+}
+
+DebugGroup readInductorGroup(const fs::path& dir)
+{
+    DebugGroup g;
+    g.layout = DebugLayout::Inductor;
+    g.directory = dir.string();
+    describePath(g, dir);
+    g.backend = "inductor";
+    std::string graph;
+    parseInductorFolderName(dir.filename().string(), &g.aotId, &graph, &g.nthGraph, &g.debugCounter);
+    g.model = "model__" + std::to_string(g.aotId);
+    g.phase = graph;
+
+    const fs::path runnable = dir / "fx_graph_runnable.py";
+    if (isRegularFile(runnable)) {
+        g.runnablePath = runnable.string();
+        auto r = readFxRunnableFile(g.runnablePath);
+        if (r)
+            g.runnable = std::move(r.value());
+        else
+            g.diagnostics.push_back(diagnosticOf(r.error(), g.runnablePath));
+    }
+    int number = 0;
+    for (const char* file : { "fx_graph_readable.py", "fx_graph_transformed.py" }) {
+        const fs::path p = dir / file;
+        if (!isRegularFile(p)) {
+            ++number;
+            continue;
+        }
+        DebugStage st;
+        st.number = number++;
+        st.file = file;
+        st.path = p.string();
+        st.pass = st.file.substr(0, st.file.size() - 3); // "fx_graph_readable"
+        auto r = readFxFile(st.path);
+        if (!r) {
+            st.error = r.error();
+        } else {
+            st.diagnostics = std::move(r->diagnostics);
+            if (r->graphs.empty())
+                st.error = makeError(ErrorCode::ParseError, "no graph in the file", st.path);
+            else
+                st.graph = std::move(r->graphs.front());
+        }
+        if (g.runnable)
+            completeFromRunnable(st, *g.runnable);
+        g.stages.push_back(std::move(st));
+    }
+    const fs::path outputCode = dir / "output_code.py";
+    if (isRegularFile(outputCode)) {
+        g.outputCode = outputCode.string();
+        readOutputCode(g);
+    }
+    // The other regular files, for a UI to show.
+    std::error_code ec;
+    std::vector<DebugText> texts;
+    fs::directory_iterator it(dir, fs::directory_options::skip_permission_denied, ec);
+    for (size_t n = 0; !ec && it != fs::directory_iterator() && n < 1000; it.increment(ec), ++n) {
+        const std::string name = it->path().filename().string();
+        if (!isInductorFile(name) && isRegularFile(it->path()))
+            texts.push_back(textOf(it->path()));
+    }
+    std::sort(texts.begin(), texts.end(), [](const DebugText& a, const DebugText& b) { return a.name < b.name; });
+    g.texts = std::move(texts);
+    return g;
 }
 
 } // namespace
@@ -294,10 +487,13 @@ Result<DebugDir> readDebugDir(const std::string& path)
     DebugDir out;
     out.path = path;
     out.diagnostics = std::move(walker.diagnostics);
-    if (walker.stageDirs.empty())
+    out.logs = std::move(walker.logs);
+    if (walker.stageDirs.empty() && walker.inductorDirs.empty())
         return makeError(ErrorCode::NotFound,
-            "no TorchAir stage dumps found: looked for files named NNN_*.txt or NNN_*.pbtxt "
-            "(model__N/forward/000_aot_forward_graph.txt, ...) up to "
+            "no TorchAir stage dumps and no Inductor dumps found: looked for files named NNN_*.txt or NNN_*.pbtxt "
+            "(TorchAir: torchair/model__N/forward/000_aot_forward_graph.txt, ...) and for folders named "
+            "model__<aot>_<graph>_<nth>.<c> holding fx_graph_readable.py, fx_graph_transformed.py, "
+            "fx_graph_runnable.py or output_code.py (Inductor: torchinductor/model__0_inference_0.0/) up to "
                 + std::to_string(kDebugDirMaxDepth) + " levels below this folder",
             path);
 
@@ -338,18 +534,72 @@ Result<DebugDir> readDebugDir(const std::string& path)
         const fs::path outputCode = dir / "output_code.py";
         if (isRegularFile(outputCode)) {
             g.outputCode = outputCode.string();
-            const Graph* annotated = nullptr;
-            for (auto it = g.stages.rbegin(); it != g.stages.rend() && !annotated; ++it)
-                if (it->kind == DebugStage::Kind::FxCode && !it->preAot && it->readable())
-                    annotated = &*it->graph;
-            auto module = readTorchairModuleFile(g.outputCode, annotated);
-            if (module)
-                g.module = std::move(module.value());
-            else
-                g.diagnostics.push_back(diagnosticOf(module.error(), g.outputCode));
+            readOutputCode(g);
         }
         out.groups.push_back(std::move(g));
     }
+    for (const std::string& dir : walker.inductorDirs)
+        out.groups.push_back(readInductorGroup(fs::path(dir)));
+    std::sort(out.groups.begin(), out.groups.end(),
+        [](const DebugGroup& a, const DebugGroup& b) { return a.directory < b.directory; });
+    std::sort(out.logs.begin(), out.logs.end(), [](const DebugText& a, const DebugText& b) { return a.path < b.path; });
+    return out;
+}
+
+bool parseInductorFolderName(const std::string& name, int* aotId, std::string* graph, int* nth, int* counter)
+{
+    // model__<aot>_<graph>_<nth>.<c>
+    if (name.size() < 7 || name.compare(0, 7, "model__") != 0)
+        return false;
+    auto number = [](const std::string& s, size_t from, size_t to, int& out) {
+        if (from >= to || to - from > 9)
+            return false;
+        for (size_t i = from; i < to; ++i)
+            if (s[i] < '0' || s[i] > '9')
+                return false;
+        return std::from_chars(s.data() + from, s.data() + to, out).ec == std::errc();
+    };
+    const size_t dot = name.rfind('.');
+    if (dot == std::string::npos)
+        return false;
+    const size_t firstUnderscore = name.find('_', 7);
+    const size_t lastUnderscore = name.rfind('_', dot);
+    if (firstUnderscore == std::string::npos || lastUnderscore == std::string::npos
+        || lastUnderscore <= firstUnderscore + 1)
+        return false;
+    int a = 0, n = 0, c = 0;
+    if (!number(name, 7, firstUnderscore, a) || !number(name, lastUnderscore + 1, dot, n)
+        || !number(name, dot + 1, name.size(), c))
+        return false;
+    if (aotId)
+        *aotId = a;
+    if (graph)
+        *graph = name.substr(firstUnderscore + 1, lastUnderscore - firstUnderscore - 1);
+    if (nth)
+        *nth = n;
+    if (counter)
+        *counter = c;
+    return true;
+}
+
+Result<DebugTextContent> readDebugText(const DebugText& text, uint64_t maxBytes)
+{
+    std::error_code ec;
+    const auto st = fs::status(text.path, ec);
+    if (ec || !fs::exists(st))
+        return makeError(ErrorCode::Io, "cannot open: " + (ec ? ec.message() : std::string("no such file")), text.path);
+    if (!fs::is_regular_file(st))
+        return makeError(ErrorCode::Io, "not a regular file: not read", text.path);
+    std::ifstream f(text.path, std::ios::binary);
+    if (!f)
+        return makeError(ErrorCode::Io, "cannot open the file", text.path);
+    DebugTextContent out;
+    const uint64_t size = fs::file_size(text.path, ec);
+    const uint64_t want = ec ? maxBytes : std::min(size, maxBytes);
+    out.text.resize(size_t(want));
+    f.read(out.text.data(), std::streamsize(want));
+    out.text.resize(size_t(std::max<std::streamsize>(f.gcount(), 0)));
+    out.truncated = !ec && size > out.text.size();
     return out;
 }
 

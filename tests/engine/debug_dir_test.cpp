@@ -4,6 +4,9 @@
 #include "engine/readers/debug_dir.h"
 
 #include <filesystem>
+#ifndef _WIN32
+#include <sys/stat.h>
+#endif
 #include <fstream>
 #include <gtest/gtest.h>
 #include <random>
@@ -299,3 +302,181 @@ TEST(DebugDir, ConsecutiveStagesDiffAsThePassesDid)
 }
 
 } // namespace
+
+// PyTorch 2.x's own layout: the real run in tests/data/real/inductor/ (README.md there says where it
+// came from and how the expected numbers were counted).
+namespace {
+
+const std::string kRealRun
+    = std::string(ACLGI_TEST_DATA_DIR) + "/real/inductor/torch_compile_debug/run_2026_11_26_08_52_02_717226-pid_457";
+const std::string kRealInductor = kRealRun + "/torchinductor";
+const std::string kRealModel0 = kRealInductor + "/model__0_inference_0.0";
+
+} // namespace
+
+TEST(DebugDir, InductorFolderNames)
+{
+    int aot = -1, nth = -1, counter = -1;
+    std::string graph;
+    ASSERT_TRUE(parseInductorFolderName("model__0_inference_0.0", &aot, &graph, &nth, &counter));
+    EXPECT_EQ(aot, 0);
+    EXPECT_EQ(graph, "inference");
+    EXPECT_EQ(nth, 0);
+    EXPECT_EQ(counter, 0);
+    ASSERT_TRUE(parseInductorFolderName("model__12_forward_30.7", &aot, &graph, &nth, &counter));
+    EXPECT_EQ(aot, 12);
+    EXPECT_EQ(graph, "forward");
+    EXPECT_EQ(nth, 30);
+    EXPECT_EQ(counter, 7);
+    for (const char* bad : { "model__0", "model__0_inference_0", "model__x_inference_0.0", "model__0__0.0",
+             "model__0_inference_0.", "forward", "model__0_inference_0.0a" })
+        EXPECT_FALSE(parseInductorFolderName(bad)) << bad;
+}
+
+TEST(DebugDir, InductorRunFolderGivesThreeModels)
+{
+    for (const std::string& entry : { kRealRun, kRealInductor, kRealRun + "/" }) {
+        const DebugDir d = readOk(entry);
+        ASSERT_EQ(d.groups.size(), 3u) << entry;
+        std::vector<std::string> labels;
+        for (const DebugGroup& g : d.groups) {
+            labels.push_back(g.label());
+            EXPECT_EQ(g.layout, DebugLayout::Inductor);
+            EXPECT_EQ(g.backend, "inductor");
+            EXPECT_EQ(g.run, "run_2026_11_26_08_52_02_717226-pid_457");
+            ASSERT_EQ(g.stages.size(), 2u);
+            EXPECT_TRUE(g.stages[0].readable()) << (g.stages[0].error ? g.stages[0].error->toString() : "");
+            EXPECT_TRUE(g.stages[1].readable()) << (g.stages[1].error ? g.stages[1].error->toString() : "");
+            EXPECT_TRUE(g.inductorCode.has_value());
+            EXPECT_FALSE(g.module.has_value());
+            EXPECT_TRUE(g.runnable.has_value());
+            EXPECT_TRUE(g.diagnostics.empty()) << g.diagnostics[0].toString();
+        }
+        EXPECT_EQ(
+            labels, (std::vector<std::string> { "model__0/inference", "model__1/inference", "model__2/inference" }));
+        EXPECT_EQ(d.groups[1].aotId, 1);
+        EXPECT_EQ(d.groups[1].nthGraph, 1);
+        EXPECT_EQ(d.groups[1].debugCounter, 1);
+        if (entry != kRealInductor) {
+            // torchdynamo/debug.log and the three (empty) aot_model___N_debug.log
+            ASSERT_EQ(d.logs.size(), 4u);
+            EXPECT_EQ(d.logs[0].name, "debug.log");
+            EXPECT_EQ(d.logs[0].bytes, 21348u);
+            EXPECT_EQ(d.logs[1].name, "aot_model___0_debug.log");
+        }
+    }
+}
+
+TEST(DebugDir, InductorModelFolderStagesAndRunnableMetadata)
+{
+    const DebugDir d = readOk(kRealModel0);
+    ASSERT_EQ(d.groups.size(), 1u);
+    const DebugGroup& g = d.groups[0];
+    EXPECT_EQ(g.label(), "model__0/inference");
+    EXPECT_EQ(stageList(g), (std::vector<std::string> { "0 fx_graph_readable", "1 fx_graph_transformed" }));
+    ASSERT_TRUE(g.stages[0].readable() && g.stages[1].readable());
+    // Node counts (python3 count: 27 parameters + assignment lines + output).
+    EXPECT_EQ(g.stages[0].graph->nodes.size(), 209u);
+    EXPECT_EQ(g.stages[1].graph->nodes.size(), 207u);
+    EXPECT_EQ(g.previousReadable(1), 0);
+    // fx_graph_readable.py prints "f32[1024, 256]": device and strides come from load_args.
+    const Graph& readable = *g.stages[0].graph;
+    const Node& arg1 = readable.nodes[readable.find("arg1_1")];
+    ASSERT_EQ(arg1.outputs.size(), 1u);
+    EXPECT_EQ(arg1.outputs[0].device, "cuda:0");
+    EXPECT_EQ(arg1.outputs[0].dtype, DType::I64);
+    ASSERT_EQ(arg1.outputs[0].stride.size(), 2u);
+    EXPECT_EQ(arg1.outputs[0].stride[0].text(), "16");
+    for (const Node& n : readable.nodes)
+        for (const TensorMeta& m : n.outputs)
+            EXPECT_EQ(m.device, "cuda:0") << n.name;
+    EXPECT_NE(g.stages[0].note.find("27 inputs"), std::string::npos) << g.stages[0].note;
+    // The diff between the two stages works (the post-grad passes removed two nodes).
+    const GraphDiff diff = diffGraphs(*g.stages[0].graph, *g.stages[1].graph);
+    EXPECT_EQ(diff.nodesBefore, 209);
+    EXPECT_EQ(diff.nodesAfter, 207);
+    EXPECT_FALSE(diff.identical());
+    // The other files are texts, read on demand.
+    std::vector<std::string> names;
+    for (const DebugText& t : g.texts)
+        names.push_back(t.name);
+    EXPECT_EQ(names,
+        (std::vector<std::string> {
+            "inductor_provenance_tracking_node_mappings.json", "ir_post_fusion.txt", "ir_pre_fusion.txt" }));
+    auto text = readDebugText(g.texts[1], 100);
+    ASSERT_TRUE(text.ok()) << text.error().toString();
+    EXPECT_EQ(text->text.size(), 100u);
+    EXPECT_TRUE(text->truncated);
+    auto whole = readDebugText(g.texts[1]);
+    ASSERT_TRUE(whole.ok());
+    EXPECT_EQ(whole->text.size(), 67288u);
+    EXPECT_FALSE(whole->truncated);
+    ASSERT_TRUE(g.inductorCode.has_value());
+    EXPECT_EQ(g.inductorCode->summary.kernels, 9u);
+}
+
+TEST(DebugDir, InductorHostileFolders)
+{
+    TempDir tmp;
+    const fs::path model = tmp.path() / "torchinductor" / "model__0_inference_0.0";
+    writeFile(model / "fx_graph_readable.py", kTinyGraph);
+#ifndef _WIN32
+    // A FIFO named output_code.py would block a reader forever: only regular files are read.
+    const std::string fifo = (model / "output_code.py").string();
+    if (mkfifo(fifo.c_str(), 0600) != 0)
+        GTEST_SKIP() << "cannot make a FIFO here";
+    const fs::path lonely = tmp.path() / "torchinductor" / "model__1_inference_1.1";
+    fs::create_directories(lonely);
+    const std::string fifo2 = (lonely / "output_code.py").string();
+    ASSERT_EQ(mkfifo(fifo2.c_str(), 0600), 0);
+#endif
+    writeFile(model / "fx_graph_runnable.py", "def load_args(reader):\n    garbage here\n");
+    const DebugDir d = readOk(tmp.path().string());
+    ASSERT_EQ(d.groups.size(), 1u); // the folder holding only a FIFO is no group
+    const DebugGroup& g = d.groups[0];
+    EXPECT_TRUE(g.outputCode.empty());
+    EXPECT_FALSE(g.inductorCode.has_value());
+    ASSERT_TRUE(g.runnable.has_value());
+    EXPECT_FALSE(g.runnable->diagnostics.empty());
+    EXPECT_EQ(stageList(g), (std::vector<std::string> { "0 fx_graph_readable" }));
+    EXPECT_TRUE(g.stages[0].readable());
+    for (const DebugText& t : g.texts)
+        EXPECT_NE(t.name, "output_code.py");
+    DebugText fifoText { "output_code.py", (model / "output_code.py").string(), 0 };
+    EXPECT_FALSE(readDebugText(fifoText).ok());
+
+    // Deep nesting: the Inductor folder below the depth limit is not looked at, and the error says
+    // what was looked for in both layouts.
+    TempDir deepTmp;
+    fs::path deep = deepTmp.path();
+    for (int i = 0; i < kDebugDirMaxDepth + 1; ++i)
+        deep /= "d" + std::to_string(i);
+    writeFile(deep / "model__0_inference_0.0" / "output_code.py", "# AOT ID: ['0_inference']\n");
+    auto none = readDebugDir(deepTmp.path().string());
+    ASSERT_FALSE(none.ok());
+    EXPECT_NE(none.error().message.find("fx_graph_readable.py"), std::string::npos) << none.error().message;
+    EXPECT_NE(none.error().message.find("NNN_*.txt"), std::string::npos) << none.error().message;
+}
+
+TEST(DebugDir, OutputCodeIsToldByContent)
+{
+    // TorchAir's folder holding Inductor's module (same file name): read as Inductor's.
+    TempDir tmp;
+    const fs::path forward = tmp.path() / "torchair" / "model__0" / "forward";
+    writeFile(forward / "000_aot_forward_graph.txt", kTinyGraph);
+    writeFile(forward / "output_code.py",
+        "# AOT ID: ['0_inference']\n"
+        "def call(args):\n"
+        "    arg0_1, = args\n"
+        "    assert_size_stride(arg0_1, (4, ), (1, ))\n"
+        "    buf0 = empty_strided_cpu((4, ), (1, ), torch.float32)\n"
+        "    return (buf0, )\n");
+    const DebugDir d = readOk(forward.string());
+    ASSERT_EQ(d.groups.size(), 1u);
+    const DebugGroup& g = d.groups[0];
+    EXPECT_EQ(g.layout, DebugLayout::TorchAir);
+    EXPECT_FALSE(g.module.has_value());
+    ASSERT_TRUE(g.inductorCode.has_value());
+    EXPECT_EQ(g.inductorCode->summary.allocatedBytes, 16u);
+    EXPECT_TRUE(g.diagnostics.empty());
+}
