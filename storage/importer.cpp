@@ -171,7 +171,7 @@ std::optional<engine::config::Options> passOptionsFor(std::optional<engine::conf
 
 Result<void> readGraphFile(const std::string& path, Payload& p, bool runPasses)
 {
-    auto read = engine::readers::readFxFile(path);
+    auto read = engine::ingest::readGraphFile(path);
     if (!read)
         return read.error();
     if (read->graphs.empty())
@@ -293,6 +293,18 @@ void readGraphGroups(Result<engine::readers::DebugDir>& dir, Payload& p, bool ru
             item.place.role = "module";
             item.place.diagnostics = diagnosticTexts(group.module->diagnostics);
             item.graph = std::move(group.module->graph);
+            p.graphs.push_back(std::move(item));
+        }
+        if (group.inductorCode && group.inductorCode->graph) {
+            // Inductor's output_code.py: its call() as a graph (the memory plan), beside the stages.
+            Payload::GraphItem item;
+            item.place.group = label;
+            item.place.stage = int(group.stages.size());
+            item.place.pass = "output_code";
+            item.place.file = group.inductorCode->path;
+            item.place.role = "module";
+            item.place.diagnostics = diagnosticTexts(group.inductorCode->diagnostics);
+            item.graph = std::move(*group.inductorCode->graph);
             p.graphs.push_back(std::move(item));
         }
     }

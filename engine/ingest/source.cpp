@@ -2,7 +2,10 @@
 #include "engine/ingest/source.h"
 
 #include "engine/core/md5.h"
+#include "engine/core/file_io.h"
 #include "engine/readers/debug_dir.h"
+#include "engine/readers/fx_runnable.h"
+#include "engine/readers/inductor_code.h"
 #include "engine/readers/torch_trace.h"
 #include "engine/readers/torchair_module.h"
 #include "engine/snapshot/snapshot_run.h"
@@ -31,17 +34,6 @@ std::string readHead(const std::string& path, size_t bytes)
     in.read(head.data(), std::streamsize(bytes));
     head.resize(size_t(in.gcount()));
     return head;
-}
-
-bool looksLikeInductorOutputCode(std::string_view head)
-{
-    // Inductor's wrapper codegen (torch/_inductor/codegen/wrapper.py) starts the module with
-    // "# AOT ID: [...]" and imports from torch._inductor; TorchAir's generated module has neither.
-    const bool aotId = head.rfind("# AOT ID:", 0) == 0 || head.find("\n# AOT ID:") != std::string_view::npos;
-    const bool inductorImports = head.find("from torch._inductor") != std::string_view::npos;
-    const bool calls = head.find("def call(") != std::string_view::npos
-        || head.find("async_compile = AsyncCompile()") != std::string_view::npos;
-    return (aotId && inductorImports) || (inductorImports && calls);
 }
 
 Result<std::vector<fs::path>> walkFiles(const fs::path& root)
@@ -244,7 +236,7 @@ Result<Detected> detectFile(const std::string& path)
         }
     if (readers::looksLikeTorchairModule(head))
         return Detected { SourceKind::TorchairModule, "TorchAir's generated module (def forward(*args...) with AclGraph / compile_configs)" };
-    if (looksLikeInductorOutputCode(head))
+    if (readers::inductor::looksLikeInductorOutputCode(head))
         return Detected { SourceKind::InductorCode, "Inductor's generated module ('# AOT ID' and torch._inductor imports)" };
     if (endsWith(name, ".jsonl") || endsWith(name, ".md") || endsWith(name, ".log") || endsWith(name, ".json")
         || endsWith(name, ".sh") || endsWith(name, ".csv"))
@@ -324,6 +316,21 @@ Result<Content> contentHash(const std::string& path, const HashTick& tick)
     }
     c.hash = md5.hexDigest();
     return c;
+}
+
+Result<readers::FxReadResult> readGraphFile(const std::string& path)
+{
+    if (readers::looksLikeFxRunnable(readHead(path))) {
+        auto runnable = readers::readFxRunnableFile(path);
+        if (!runnable)
+            return runnable.error();
+        readers::FxReadResult out;
+        out.diagnostics = std::move(runnable->diagnostics);
+        if (runnable->graph)
+            out.graphs.push_back(std::move(*runnable->graph));
+        return out;
+    }
+    return readers::readFxFile(path);
 }
 
 } // namespace engine::ingest

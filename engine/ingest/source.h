@@ -9,6 +9,7 @@
 /// not followed); only regular files are opened, at most kSniffBytes of each for its kind. A FIFO,
 /// socket or device is refused with its path, never opened.
 #include "engine/core/result.h"
+#include "engine/readers/fx_reader.h"
 
 #include <cstdint>
 #include <filesystem>
@@ -82,7 +83,8 @@ std::string readHead(const std::string& path, size_t bytes = kSniffBytes);
 /// The kind of a file from its name and first bytes alone (no folder context).
 Result<Detected> detectFile(const std::string& path);
 
-/// Sniffers over a file's first bytes, shared by the detector and the readers.
-bool looksLikeInductorOutputCode(std::string_view head);
+/// An FX graph file as its form reads: Inductor's fx_graph_runnable.py (its load_args give the
+/// inputs' metadata; readers/fx_runnable.h), else readers::readFxFile (readable code, print(gm.graph)).
+Result<readers::FxReadResult> readGraphFile(const std::string& path);
 
 } // namespace engine::ingest

@@ -3,6 +3,7 @@
 
 #include "engine/ingest/source.h"
 #include "engine/readers/fx_reader.h"
+#include "engine/readers/inductor_code.h"
 
 #include <algorithm>
 #include <filesystem>
@@ -155,7 +156,35 @@ readers::DebugDir traceGraphGroups(const std::vector<readers::trace::TorchTrace>
 
 Result<readers::DebugDir> inductorCodeGroups(const std::string& path)
 {
-    return Error { ErrorCode::InvalidArgument, "Inductor's output_code.py is not read yet", path };
+    auto code = readers::inductor::readInductorOutputCodeFile(path);
+    if (!code)
+        return code.error();
+    readers::DebugDir dir;
+    dir.path = path;
+    readers::DebugGroup group;
+    group.directory = std::filesystem::path(path).parent_path().string();
+    group.model = std::filesystem::path(path).parent_path().filename().string();
+    group.phase = "output_code";
+    group.backend = "inductor";
+    group.layout = readers::DebugLayout::Inductor;
+    readers::DebugStage stage;
+    stage.number = 0;
+    stage.file = std::filesystem::path(path).filename().string();
+    stage.path = path;
+    stage.pass = "output_code";
+    if (code->graph) {
+        stage.graph = std::move(*code->graph);
+        code->graph.reset(); // the stage holds it now
+        if (stage.graph->id.empty())
+            stage.graph->id = "call";
+    } else {
+        stage.note = "not read as a graph: " + (code->entry.empty() ? std::string("no call() found") : "its " + code->entry + " holds no plan we read");
+    }
+    stage.diagnostics = code->diagnostics;
+    group.stages.push_back(std::move(stage));
+    group.inductorCode = std::move(code.value());
+    dir.groups.push_back(std::move(group));
+    return dir;
 }
 
 Result<readers::DebugDir> readStageGroups(const std::string& path)
@@ -175,7 +204,7 @@ Result<readers::DebugDir> readStageGroups(const std::string& path)
     case SourceKind::InductorCode:
         return inductorCodeGroups(path);
     case SourceKind::FxGraph: {
-        auto read = readers::readFxFile(path);
+        auto read = readGraphFile(path);
         if (!read)
             return read.error();
         readers::DebugDir dir;

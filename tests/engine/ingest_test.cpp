@@ -4,6 +4,7 @@
 // (the Dynamo graphs' placeholder names, fw_metadata's static_input_indices).
 #include "engine/ingest/source.h"
 #include "engine/ingest/trace_groups.h"
+#include "engine/readers/inductor_code.h"
 #include "engine/runtime/simulator.h"
 #include "engine/scenario/load.h"
 
@@ -72,12 +73,12 @@ TEST(IngestDetect, KindsOfTheFilesUsersBring)
 
 TEST(IngestDetect, InductorOutputCodeIsToldFromTorchairsModule)
 {
-    EXPECT_TRUE(looksLikeInductorOutputCode("# AOT ID: ['0_inference']\nfrom ctypes import c_void_p\n"
+    EXPECT_TRUE(readers::inductor::looksLikeInductorOutputCode("# AOT ID: ['0_inference']\nfrom ctypes import c_void_p\n"
                                             "from torch._inductor.hooks import run_intermediate_hooks\n"));
-    EXPECT_FALSE(looksLikeInductorOutputCode("import torch\nclass GraphModule(torch.nn.Module):\n"));
+    EXPECT_FALSE(readers::inductor::looksLikeInductorOutputCode("import torch\nclass GraphModule(torch.nn.Module):\n"));
     std::ifstream in(kData + "/torchair/output_code_static.py");
     std::string torchair((std::istreambuf_iterator<char>(in)), {});
-    EXPECT_FALSE(looksLikeInductorOutputCode(torchair));
+    EXPECT_FALSE(readers::inductor::looksLikeInductorOutputCode(torchair));
 }
 
 TEST_F(IngestTmp, BadInputsNameThePathAndThePlace)
