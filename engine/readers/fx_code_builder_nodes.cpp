@@ -144,7 +144,7 @@ bool ForwardBuilder::nodeFromValue(const Target& target, const Expr& value)
             Node& input = m_graph.nodes[size_t(aliased)];
             input.name = target.name;
             if (input.inputKind == InputKind::UserInput)
-                input.inputKind = kindFromDynamoName(target.name);
+                kindFromDynamoName(input, target.name);
             m_names.insert(target.name, aliased);
             m_lineNode = aliased;
             return true;
@@ -336,6 +336,10 @@ Result<Graph> ForwardBuilder::finish()
     auto done = m_graph.finalize();
     if (!done)
         return makeError(done.error().code, "graph '" + m_graph.id + "': " + done.error().message, m_sink.path());
+    if (std::find(m_annotated.begin(), m_annotated.end(), true) == m_annotated.end() && m_graph.nodes.size() > 1)
+        m_graph.metadataMissing = "the code has no tensor annotations (PyTorch < 2.0 prints none): gm.print_readable() "
+                                  "of PyTorch 2.x, fx_graph_readable.py or the TORCH_TRACE of the same compile give "
+                                  "them";
     // Results of multi-output producers from their getitem users. finalize() ignores outputs, and in a
     // graph it accepts every reference names a node, so its users are those usersByName would find.
     for (size_t i = 0; i < m_graph.nodes.size(); ++i) {

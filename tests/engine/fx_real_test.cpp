@@ -1,0 +1,193 @@
+// The FX readers against real files PyTorch 2.11 wrote (tests/data/real/fx/, README.md there says
+// where each comes from). The expected node counts, placeholders and op counts come from the
+// recording's own index.jsonl (what the recording script read from the GraphModule in Python), never
+// from the reader. Set ACLGI_REAL_FX_DIR to a folder of the same layout (shared/real/fx) to check
+// every file there as well.
+#include "fx_test_util.h"
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <string>
+
+using namespace engine;
+using namespace engine::readers;
+using namespace fxtest;
+
+namespace {
+
+const std::string kRealDir = std::string(ACLGI_TEST_DATA_DIR) + "/real/fx/";
+
+struct Expected {
+    size_t nodes = 0;
+    std::vector<std::string> placeholders;
+    std::map<std::string, int> ops; ///< comparable op names (opKey) -> count
+};
+
+// An op as index.jsonl names it (str(node.target)) made comparable with the IR's target:
+// "aten.mul.Tensor" stays; "<built-in function add>", "<function silu at 0x...>" and
+// "<built-in method rsqrt of type object at 0x...>" become their function's name.
+std::string indexOpKey(const std::string& key)
+{
+    if (key.empty() || key[0] != '<')
+        return key;
+    std::string s = key.substr(1);
+    for (const char* prefix : { "built-in function ", "built-in method ", "function " })
+        if (s.rfind(prefix, 0) == 0) {
+            s = s.substr(std::string(prefix).size());
+            break;
+        }
+    size_t end = s.find(" at 0x");
+    s = s.substr(0, end == std::string::npos ? s.find_first_of(" >") : end);
+    end = s.find(' ');
+    s = s.substr(0, end);
+    // torch.nn.functional.max_pool2d is a boolean_dispatch wrapper whose str() does not name it.
+    if (s == "boolean_dispatch.<locals>.fn")
+        return "max_pool2d";
+    return s;
+}
+
+// The IR's call_function target made comparable: ATen/prims overloads stay, a Python function
+// ("torch.nn.functional.embedding", "operator.getitem", "torch._C._nn.linear") by its last name.
+std::string irOpKey(const std::string& target)
+{
+    if (target.rfind("aten.", 0) == 0 || target.rfind("prims.", 0) == 0)
+        return target;
+    size_t dot = target.rfind('.');
+    return dot == std::string::npos ? target : target.substr(dot + 1);
+}
+
+std::map<std::string, Expected> loadIndex(const std::string& dir)
+{
+    std::map<std::string, Expected> out;
+    std::ifstream in(dir + "index.jsonl");
+    std::string line;
+    while (std::getline(in, line)) {
+        auto j = nlohmann::json::parse(line, nullptr, false);
+        if (j.is_discarded() || j.value("step", "") != "graph")
+            continue;
+        Expected e;
+        e.nodes = j.at("nodes").get<size_t>();
+        e.placeholders = j.at("placeholders").get<std::vector<std::string>>();
+        for (const auto& [k, v] : j.at("ops").items())
+            e.ops[indexOpKey(k)] += v.get<int>();
+        out[j.at("prefix").get<std::string>() + "__" + j.at("stage").get<std::string>()] = std::move(e);
+    }
+    return out;
+}
+
+// Checks one file against index.jsonl; returns how many files it checked (0 or 1).
+int checkFile(const std::string& dir, const std::string& file, const std::map<std::string, Expected>& index)
+{
+    const size_t sep = file.find('.');
+    if (sep == std::string::npos)
+        return 0;
+    auto it = index.find(file.substr(0, sep));
+    if (it == index.end())
+        return 0;
+    const Expected& e = it->second;
+    SCOPED_TRACE(file);
+    auto r = readFxFile(dir + file);
+    EXPECT_TRUE(r.ok()) << (r.ok() ? std::string() : r.error().toString());
+    if (!r.ok())
+        return 1;
+    EXPECT_TRUE(r->diagnostics.empty()) << r->diagnostics.front().toString();
+    EXPECT_EQ(r->graphs.size(), 1u);
+    if (r->graphs.empty())
+        return 1;
+    const Graph& g = r->graphs[0];
+    EXPECT_EQ(g.nodes.size(), e.nodes);
+    std::vector<std::string> placeholders;
+    for (int i : g.placeholders())
+        placeholders.push_back(g.nodes[size_t(i)].name);
+    EXPECT_EQ(placeholders, e.placeholders);
+    std::map<std::string, int> ops;
+    for (const Node& n : g.nodes)
+        if (n.op == NodeOp::CallFunction)
+            ++ops[irOpKey(n.target)];
+    EXPECT_EQ(ops, e.ops);
+    // Which forms print metadata: not print(gm.graph), nor code without annotations (PyTorch < 2.0).
+    const bool none = file.find(".graph.txt") != std::string::npos || file.find(".unannotated") != std::string::npos;
+    EXPECT_EQ(g.metadataMissing.empty(), !none) << g.metadataMissing;
+    EXPECT_EQ(g.inputsWithoutMetadata().empty(), !none);
+    return 1;
+}
+
+std::vector<std::string> filesIn(const std::string& dir)
+{
+    std::vector<std::string> out;
+    std::error_code ec;
+    for (const auto& entry : std::filesystem::directory_iterator(dir, ec))
+        if (entry.is_regular_file())
+            out.push_back(entry.path().filename().string());
+    std::sort(out.begin(), out.end());
+    return out;
+}
+
+TEST(FxReal, EveryFormMatchesTheIndex)
+{
+    const auto index = loadIndex(kRealDir);
+    ASSERT_EQ(index.size(), 11u); // tinydecoder 5 stages, decoder32 3, resnet18 3
+    int checked = 0;
+    for (const std::string& f : filesIn(kRealDir))
+        checked += checkFile(kRealDir, f, index);
+    // 5 tinydecoder stages x 3 forms, the unannotated copy of aten0, resnet18's aten0 dump and
+    // dynamo0 readable code.
+    EXPECT_EQ(checked, 18);
+}
+
+// Inductor's fx_graph_readable.py / fx_graph_transformed.py, TORCH_TRACE payloads (one with the
+// multi-line signature and `# PlainAOTInput(idx=0)` comments) and an output_code.py graph fragment,
+// against expected.json (make_expected.py counts them with regular expressions, not this reader).
+TEST(FxReal, OtherFormsMatchTheirIndependentCounts)
+{
+    std::ifstream in(kRealDir + "expected.json");
+    ASSERT_TRUE(in.good());
+    const auto expected = nlohmann::json::parse(in, nullptr, false);
+    ASSERT_TRUE(expected.is_object());
+    ASSERT_EQ(expected.size(), 6u);
+    for (const auto& [file, value] : expected.items()) {
+        SCOPED_TRACE(file);
+        auto r = readFxFile(kRealDir + file);
+        ASSERT_TRUE(r.ok()) << r.error().toString();
+        EXPECT_TRUE(r->diagnostics.empty()) << r->diagnostics.front().toString();
+        const auto graphs = value.is_array() ? value : nlohmann::json::array({ value });
+        ASSERT_EQ(r->graphs.size(), graphs.size());
+        for (size_t k = 0; k < graphs.size(); ++k) {
+            const Graph& g = r->graphs[k];
+            const auto& e = graphs[k];
+            EXPECT_EQ(g.nodes.size(), e.at("nodes").get<size_t>());
+            std::vector<std::string> placeholders;
+            for (int i : g.placeholders())
+                placeholders.push_back(g.nodes[size_t(i)].name);
+            EXPECT_EQ(placeholders, e.at("placeholders").get<std::vector<std::string>>());
+            std::map<std::string, int> ops;
+            for (const Node& n : g.nodes)
+                if (n.op == NodeOp::CallFunction
+                    && (n.target.rfind("aten.", 0) == 0 || n.target.rfind("prims.", 0) == 0
+                        || n.target == "operator.getitem"))
+                    ++ops[irOpKey(n.target)];
+            EXPECT_EQ(ops, (e.at("ops").get<std::map<std::string, int>>()));
+            // Every one of these prints tensor metadata on every input.
+            EXPECT_TRUE(g.metadataMissing.empty()) << g.metadataMissing;
+            EXPECT_TRUE(g.inputsWithoutMetadata().empty());
+        }
+    }
+}
+
+TEST(FxReal, SharedRecordingsWhenPresent)
+{
+    const char* dir = std::getenv("ACLGI_REAL_FX_DIR");
+    if (!dir || !*dir)
+        GTEST_SKIP() << "ACLGI_REAL_FX_DIR is not set";
+    const std::string d = std::string(dir) + "/";
+    const auto index = loadIndex(d);
+    int checked = 0;
+    for (const std::string& f : filesIn(d))
+        checked += checkFile(d, f, index);
+    EXPECT_GT(checked, 0);
+}
+
+} // namespace
