@@ -591,9 +591,11 @@ private:
                 indent, "cannot read the node line (expected '%name : [num_users=k] = op[target=...]'); it is skipped");
             return;
         }
-        // The type (if any) sits between ':' and the `[num_users=k]` block.
+        // The type (if any) sits between ':' and the `[num_users=k]` block (`[#users=k]` before 2.1).
         std::string_view type = trimView(s.substr(colon + 1, eq - colon - 1));
         size_t users = type.rfind("[num_users=");
+        if (users == std::string_view::npos)
+            users = type.rfind("[#users=");
         if (users != std::string_view::npos)
             type = trimView(type.substr(0, users));
         std::string op(trimView(s.substr(eq + 3, bracket - eq - 3)));

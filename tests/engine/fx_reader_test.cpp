@@ -639,6 +639,22 @@ TEST(FxReaderDump, PrintGraphDump)
         "the same compile give it");
 }
 
+TEST(FxReaderDump, OlderReleasesPrintUsersWithAHash)
+{
+    // PyTorch < 2.1: `[#users=k]`.
+    auto r = readText("graph():\n    %arg0_1 : [#users=1] = placeholder[target=arg0_1]\n"
+                      "    %s0 : torch.SymInt [#users=0] = placeholder[target=s0]\n"
+                      "    %neg : [#users=1] = call_function[target=torch.ops.aten.neg.default](args = (%arg0_1,), "
+                      "kwargs = {})\n    return (neg,)\n");
+    ASSERT_EQ(r.graphs.size(), 1u);
+    EXPECT_TRUE(r.diagnostics.empty());
+    const Graph& g = r.graphs[0];
+    EXPECT_EQ(names(g), (std::vector<std::string> { "arg0_1", "s0", "neg", "output" }));
+    EXPECT_EQ(node(g, "s0").inputKind, InputKind::SymInt);
+    EXPECT_EQ(node(g, "arg0_1").inputKindFrom, "");
+    EXPECT_FALSE(g.metadataMissing.empty());
+}
+
 TEST(FxReaderDump, GraphFragmentsWithMetadata)
 {
     // PyTorch 2.11 prints the nodes of each Inductor kernel as a commented dump with annotations.

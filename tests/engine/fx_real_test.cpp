@@ -177,6 +177,53 @@ TEST(FxReal, OtherFormsMatchTheirIndependentCounts)
     }
 }
 
+// Where each input's kind comes from, and devices only where the file prints them.
+TEST(FxReal, InputKindsAndDevicesAsTheFilesTellThem)
+{
+    auto dynamo = readFxFile(kRealDir + "tinydecoder_static__dynamo0.readable_strides.py");
+    ASSERT_TRUE(dynamo.ok());
+    const Graph& d = dynamo->graphs[0];
+    int parameters = 0;
+    for (int i : d.placeholders()) {
+        const Node& n = d.nodes[size_t(i)];
+        SCOPED_TRACE(n.name);
+        // Dynamo's names tell the module's parameters; the tokens, positions and K/V caches are
+        // arguments of forward(): nothing tells their kind.
+        const bool parameter = n.name.find("_parameters_") != std::string::npos;
+        EXPECT_EQ(n.inputKind, parameter ? InputKind::Parameter : InputKind::UserInput);
+        if (parameter) {
+            ++parameters;
+            EXPECT_EQ(n.inputKindFrom.rfind("Dynamo's input name L_self_modules_", 0), 0u) << n.inputKindFrom;
+        } else {
+            EXPECT_EQ(n.inputKindFrom, "");
+        }
+        EXPECT_EQ(n.outputs.at(0).device, "cuda:0");
+    }
+    EXPECT_EQ(parameters, 21);
+    EXPECT_EQ(d.inputKindsUnknown(),
+        (std::vector<std::string> { "l_tokens_", "l_kv_0_", "l_pos_", "l_kv_1_", "l_kv_2_", "l_kv_3_" }));
+
+    // The same graph's print(gm.graph) prints the parameters' Python type.
+    auto dump = readFxFile(kRealDir + "tinydecoder_static__dynamo0.graph.txt");
+    ASSERT_TRUE(dump.ok());
+    const Node& w = node(dump->graphs[0], "l_self_modules_embed_parameters_weight_");
+    EXPECT_EQ(w.inputKind, InputKind::Parameter);
+    EXPECT_EQ(w.inputKindFrom, "Dynamo's input name l_self_modules_embed_parameters_weight_ (an nn.Module parameter)");
+
+    // AOT's graphs name their inputs argN_1; PlainAOTInput descriptors tell no kind: none is guessed.
+    for (const char* file : { "trace_aot_inference_graph_0_0.txt", "tinydecoder_static__aten0.readable.py" }) {
+        auto aot = readFxFile(kRealDir + file);
+        ASSERT_TRUE(aot.ok());
+        EXPECT_EQ(aot->graphs[0].inputKindsUnknown().size(), 27u) << file;
+    }
+
+    // Without include_device the file prints no device: the IR's default stays (see docs/fx-formats.md).
+    auto plain = readFxFile(kRealDir + "tinydecoder_static__aten0.readable.py");
+    ASSERT_TRUE(plain.ok());
+    EXPECT_EQ(node(plain->graphs[0], "arg0_1").outputs.at(0).device, "npu:0");
+    EXPECT_TRUE(node(plain->graphs[0], "arg0_1").outputs.at(0).stride.empty());
+}
+
 TEST(FxReal, SharedRecordingsWhenPresent)
 {
     const char* dir = std::getenv("ACLGI_REAL_FX_DIR");
