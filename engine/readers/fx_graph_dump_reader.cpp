@@ -344,14 +344,33 @@ private:
     void warn(size_t column0, const std::string& message) { m_sink.warn(at(column0), message); }
     void fail(size_t column0, const std::string& message)
     {
-        if (!m_error)
+        if (!m_error && !dropFragment(column0, message))
             m_error = m_sink.error(at(column0), message);
+    }
+
+    // Inductor prints a fragment per kernel, and a fragment need not be a whole graph: it may use
+    // values it does not list (`%arg6_1`), list a kernel buffer both as PlaceHolder and as the node
+    // that computes it, or return buffers (`%buf4`). Such a fragment is skipped with a warning; the
+    // file's other fragments are still read. False outside fragments.
+    bool dropFragment(size_t column0, const std::string& message)
+    {
+        if (!m_fragments || !m_open)
+            return false;
+        warn(column0,
+            "graph fragment " + std::to_string(m_fragmentCount - 1) + " is not a whole graph (" + message
+                + "); the fragment is skipped");
+        m_open = false;
+        m_inFragment = false;
+        return true;
     }
 
     void startGraph()
     {
         m_graph = Graph();
-        m_graph.id = m_graphs.empty() ? "graph" : "graph_" + std::to_string(m_graphs.size());
+        if (m_fragments) // by position in the file, so that a skipped fragment leaves no gap unnamed
+            m_graph.id = "fragment_" + std::to_string(m_fragmentCount - 1);
+        else
+            m_graph.id = m_graphs.empty() ? "graph" : "graph_" + std::to_string(m_graphs.size());
         m_names.clear();
         m_annotated.clear();
         m_open = true;
@@ -360,17 +379,20 @@ private:
 
     void finishGraph()
     {
-        m_open = false;
         if (!m_returned) {
             fail(0, "graph '" + m_graph.id + "' ends without a return line");
+            m_open = false;
             return;
         }
         auto done = m_graph.finalize();
         if (!done) {
-            m_error
-                = makeError(done.error().code, "graph '" + m_graph.id + "': " + done.error().message, m_sink.path());
+            if (!dropFragment(0, done.error().message))
+                m_error = makeError(
+                    done.error().code, "graph '" + m_graph.id + "': " + done.error().message, m_sink.path());
+            m_open = false;
             return;
         }
+        m_open = false;
         if (m_annotated.empty()) {
             m_graph.metadataMissing = "print(gm.graph) prints no tensor metadata: gm.print_readable(), "
                                       "fx_graph_readable.py or the TORCH_TRACE of the same compile give it";
@@ -485,6 +507,7 @@ private:
                 finishGraph();
             m_fragments = true;
             m_inFragment = true;
+            ++m_fragmentCount;
             return;
         }
         if (m_fragments) {
@@ -668,6 +691,7 @@ private:
     std::set<std::string> m_annotated; ///< nodes of the open graph whose annotation was read
     bool m_fragments = false; ///< reading the `# Graph fragment:` comments of Inductor's output_code.py
     bool m_inFragment = false;
+    size_t m_fragmentCount = 0; ///< `# Graph fragment:` lines seen
     bool m_open = false;
     bool m_returned = false;
     std::vector<Graph> m_graphs;

@@ -687,9 +687,59 @@ TEST(FxReaderDump, GraphFragmentsWithMetadata)
         argsText(node(g, "iota")), "64, start=0, step=1, dtype='torch.int64', device='cuda:0', requires_grad=False");
     EXPECT_EQ(argsText(node(g, "output")), "[%mul_1, %iota]");
     EXPECT_TRUE(g.metadataMissing.empty());
+    EXPECT_EQ(g.id, "fragment_0");
+    EXPECT_EQ(r.graphs[1].id, "fragment_1");
     EXPECT_EQ(names(r.graphs[1]), (std::vector<std::string> { "x", "neg", "output" }));
     EXPECT_EQ(argsText(node(r.graphs[1], "output")), "%neg");
     EXPECT_EQ(outputsText(node(r.graphs[1], "neg")), "bf16[8][1]cuda:0");
+}
+
+TEST(FxReaderDump, FragmentsThatAreNotWholeGraphsAreSkipped)
+{
+    // As Inductor prints them: a value used but not listed, a buffer listed twice, a returned buffer
+    // no line defines, a block cut short. Each is one warning; the whole fragment after them is read.
+    const std::string text = "# Graph fragment:\n"
+                             "#   %a : Tensor \"f32[4][1]cuda:0\" = PlaceHolder[target=a]\n"
+                             "#   %b : Tensor \"f32[4][1]cuda:0\"[num_users=1] = "
+                             "call_function[target=torch.ops.aten.add.Tensor](args = (%a, %arg6_1), kwargs = {})\n"
+                             "#   return %b\n"
+                             "# Graph fragment:\n"
+                             "#   %a : Tensor \"f32[4][1]cuda:0\" = PlaceHolder[target=a]\n"
+                             "#   %a : Tensor \"f32[4][1]cuda:0\"[num_users=1] = "
+                             "call_function[target=torch.ops.aten.neg.default](args = (%a,), kwargs = {})\n"
+                             "#   return %a\n"
+                             "# Graph fragment:\n"
+                             "#   %a : Tensor \"f32[4][1]cuda:0\" = PlaceHolder[target=a]\n"
+                             "#   return %buf4,%a\n"
+                             "# Graph fragment:\n"
+                             "#   %a : Tensor \"f32[4][1]cuda:0\" = PlaceHolder[target=a]\n"
+                             "x = 1\n"
+                             "# Graph fragment:\n"
+                             "#   %a : Tensor \"f32[4][1]cuda:0\" = PlaceHolder[target=a]\n"
+                             "#   %n : Tensor \"f32[4][1]cuda:0\"[num_users=1] = "
+                             "call_function[target=torch.ops.aten.neg.default](args = (%a,), kwargs = {})\n"
+                             "#   return %n\n"
+                             "# Graph fragment:\n"
+                             "#   %a : Tensor \"f32[4][1]cuda:0\" = PlaceHolder[target=a]\n";
+    auto r = readText(text, "output_code.py");
+    ASSERT_EQ(r.graphs.size(), 1u);
+    EXPECT_EQ(r.graphs[0].id, "fragment_4");
+    EXPECT_EQ(names(r.graphs[0]), (std::vector<std::string> { "a", "n", "output" }));
+    const auto d = diagnosticTexts(r);
+    ASSERT_EQ(d.size(), 5u);
+    EXPECT_EQ(d[0],
+        "output_code.py:3:110: warning: graph fragment 0 is not a whole graph ('arg6_1' is not defined "
+        "before it is used); the fragment is skipped");
+    EXPECT_NE(d[1].find("graph fragment 1 is not a whole graph ('a' is defined twice)"), std::string::npos) << d[1];
+    EXPECT_NE(d[2].find("graph fragment 2 is not a whole graph ('buf4' is not defined"), std::string::npos) << d[2];
+    EXPECT_NE(d[3].find("graph fragment 3 is not a whole graph (graph 'fragment_3' ends without a return line)"),
+        std::string::npos)
+        << d[3];
+    EXPECT_NE(d[4].find("graph fragment 5 is not a whole graph"), std::string::npos) << d[4];
+    // Only broken fragments: no graph, an error.
+    EXPECT_NE(readError("# Graph fragment:\n#   %a : Tensor \"f32[4]\" = PlaceHolder[target=a]\n", "o.py")
+                  .find("no FX graph"),
+        std::string::npos);
 }
 
 TEST(FxReaderDump, OutputNodeFormsAndHeaderInputs)

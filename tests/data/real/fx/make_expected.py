@@ -31,21 +31,39 @@ def code_counts(path):
     return {'nodes': len(placeholders) + nodes + 1, 'placeholders': placeholders, 'ops': dict(ops)}
 
 def fragment_counts(path):
-    out = []
-    for block in open(path).read().split('# Graph fragment:\n')[1:]:
-        lines = [l[1:].strip() for l in block.split('\n') if l.startswith('#   ')]
+    """One entry per `# Graph fragment:` block that is a whole graph (every %name it uses, returns
+    included, defined before, none defined twice); `skipped` lists the others by position."""
+    out, skipped = [], []
+    for index, block in enumerate(open(path).read().split('# Graph fragment:\n')[1:]):
+        lines = []
+        for l in block.split('\n'):
+            if not l.startswith('#   '):
+                break
+            lines.append(l[1:].strip())
+        defined, whole = set(), True
+        for l in lines:
+            name = re.match(r'%(\w+)', l)
+            uses = re.findall(r'%(\w+)', l[name.end():] if name else l)
+            whole = whole and all(u in defined for u in uses)
+            if name:
+                whole = whole and name.group(1) not in defined
+                defined.add(name.group(1))
+        whole = whole and bool(lines) and lines[-1].startswith('return')
+        if not whole:
+            skipped.append(index)
+            continue
         ph = [re.match(r'%(\w+)', l).group(1) for l in lines if '= PlaceHolder[' in l]
         ops = collections.Counter(re.search(r'target=torch\.ops\.([\w.]+)\]', l).group(1)
                                   for l in lines if '= call_function[target=torch.ops.' in l)
         body = [l for l in lines if l.startswith('%')]
-        out.append({'nodes': len(body) + 1, 'placeholders': ph, 'ops': dict(ops)})
-    return out
+        out.append({'fragment': index, 'nodes': len(body) + 1, 'placeholders': ph, 'ops': dict(ops)})
+    return {'graphs': out, 'skipped': skipped}
 
 expected = {}
 for f in sorted(glob.glob('inductor_*.py') + glob.glob('trace_*.txt')):
     expected[f] = code_counts(f)
-for f in sorted(glob.glob('output_code_*.txt')):
+for f in sorted(glob.glob('output_code_*')):
     expected[f] = fragment_counts(f)
 json.dump(expected, open('expected.json', 'w'), indent=1, sort_keys=True)
 for k, v in expected.items():
-    print(k, [(x['nodes'], len(x['placeholders'])) for x in (v if isinstance(v, list) else [v])])
+    print(k, [(x['nodes'], len(x['placeholders'])) for x in v.get('graphs', [v])], v.get('skipped', ''))
