@@ -147,7 +147,7 @@ TEST(FxReal, OtherFormsMatchTheirIndependentCounts)
     ASSERT_TRUE(in.good());
     const auto expected = nlohmann::json::parse(in, nullptr, false);
     ASSERT_TRUE(expected.is_object());
-    ASSERT_EQ(expected.size(), 7u);
+    ASSERT_EQ(expected.size(), 8u);
     for (const auto& [file, value] : expected.items()) {
         SCOPED_TRACE(file);
         auto r = readFxFile(kRealDir + file);
@@ -226,6 +226,16 @@ TEST(FxReal, InputKindsAndDevicesAsTheFilesTellThem)
         EXPECT_EQ(aot->graphs[0].inputKindsUnknown().size(), 27u) << file;
     }
 
+    // A dynamic compile: the batch size is an input, told by its annotation.
+    auto dyn = readFxFile(kRealDir + "trace_dynamic_aot_inference_graph_0_1.txt");
+    ASSERT_TRUE(dyn.ok());
+    const Graph& dg = dyn->graphs[0];
+    EXPECT_TRUE(dg.dynamic);
+    EXPECT_EQ(node(dg, "arg1_1").inputKind, InputKind::SymInt);
+    EXPECT_EQ(node(dg, "arg1_1").inputKindFrom, "its annotation Sym(s33)");
+    EXPECT_EQ(node(dg, "arg1_1").symbol.text(), "s33");
+    EXPECT_EQ(outputsText(node(dg, "arg2_1")), "i64[s33, 1][1, 1]cuda:0");
+
     // Without include_device the file prints no device: the IR's default stays (see docs/fx-formats.md).
     auto plain = readFxFile(kRealDir + "tinydecoder_static__aten0.readable.py");
     ASSERT_TRUE(plain.ok());
@@ -244,6 +254,24 @@ TEST(FxReal, SharedRecordingsWhenPresent)
     for (const std::string& f : filesIn(d))
         checked += checkFile(d, f, index);
     EXPECT_GT(checked, 0);
+}
+
+// Every file of a folder reads without an error or a warning (ACLGI_FX_CLEAN_DIR: e.g. graph
+// payloads extracted from TORCH_TRACE logs).
+TEST(FxReal, FolderReadsCleanlyWhenGiven)
+{
+    const char* dir = std::getenv("ACLGI_FX_CLEAN_DIR");
+    if (!dir || !*dir)
+        GTEST_SKIP() << "ACLGI_FX_CLEAN_DIR is not set";
+    const std::string d = std::string(dir) + "/";
+    const auto files = filesIn(d);
+    EXPECT_FALSE(files.empty());
+    for (const std::string& f : files) {
+        auto r = readFxFile(d + f);
+        EXPECT_TRUE(r.ok()) << (r.ok() ? std::string() : r.error().toString());
+        if (r.ok())
+            EXPECT_TRUE(r->diagnostics.empty()) << r->diagnostics.front().toString();
+    }
 }
 
 } // namespace
