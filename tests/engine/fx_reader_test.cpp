@@ -349,6 +349,21 @@ TEST(FxReaderCode, SubscriptFormsOfHuggingFaceModels)
                       "slice(None, 4, None))), kwargs = {})\n    return (a,)\n");
     ASSERT_EQ(d.graphs.size(), 1u);
     EXPECT_EQ(argsText(node(d.graphs[0], "a")), argsText(node(g, "a")));
+
+    // Dynamic sizes in slices: kept as text, one warning for the graph however many there are.
+    auto y = readText("class M(torch.nn.Module):\n"
+                      "    def forward(self, x: \"f32[s0, 8]\", n: \"Sym(s1)\"):\n"
+                      "        a: \"f32[s0, s1]\" = x[..., :n]\n"
+                      "        b: \"f32[s1, 8]\" = x[slice(None, n, None)]\n"
+                      "        c: \"f32[s0, 8]\" = torch.ops.aten.add.Tensor(x, n)\n"
+                      "        return (a, b, c)\n",
+        "y.py");
+    ASSERT_EQ(y.graphs.size(), 1u);
+    EXPECT_EQ(argsText(node(y.graphs[0], "a")), "%x, ['Ellipsis', 'slice(None, n, None)']");
+    EXPECT_EQ(argsText(node(y.graphs[0], "b")), "%x, 'slice(None, n, None)'");
+    EXPECT_EQ(diagnosticTexts(y),
+        (std::vector<std::string> { "y.py:3:30: warning: 2 arguments of 'M' use nodes inside slices (the first: "
+                                    "'n'); a slice is kept as its text, so the graph does not count these uses" }));
 }
 
 TEST(FxReaderCode, InputKindsAndTheirEvidence)
