@@ -415,6 +415,16 @@ TEST(FxReaderCode, InputKindsAndTheirEvidence)
     EXPECT_EQ(node(d.graphs[0], "l_x_").inputKindFrom, "");
     EXPECT_EQ(node(d.graphs[0], "s0").inputKind, InputKind::SymInt);
     EXPECT_EQ(node(d.graphs[0], "s0").inputKindFrom, "its type torch.SymInt in print(gm.graph)");
+
+    // TorchAir's generated module: its AclGraphCacheInfo tells.
+    auto t = readFxFile(std::string(ACLGI_TEST_DATA_DIR) + "/torchair/output_code_static.py");
+    ASSERT_TRUE(t.ok());
+    const Graph& tg = t->graphs.at(0);
+    EXPECT_EQ(node(tg, "arg1_1").inputKind, InputKind::Parameter);
+    EXPECT_EQ(node(tg, "arg1_1").inputKindFrom, "TorchAir's AclGraphCacheInfo parameter_user_inputs (input 1)");
+    EXPECT_EQ(node(tg, "arg2_1").inputKind, InputKind::UserInput);
+    EXPECT_EQ(node(tg, "arg2_1").inputKindFrom, "TorchAir's AclGraphCacheInfo user_inputs_mapping");
+    EXPECT_TRUE(tg.inputKindsUnknown().empty());
 }
 
 TEST(FxReaderCode, UnannotatedCodeOfPyTorch113)
