@@ -443,6 +443,16 @@ TEST(FxReaderCode, UnannotatedCodeOfPyTorch113)
     EXPECT_EQ(g.metadataMissing.rfind("the code has no tensor annotations (PyTorch < 2.0 prints none)", 0), 0u)
         << g.metadataMissing;
     EXPECT_EQ(g.inputsWithoutMetadata(), (std::vector<std::string> { "arg0_1", "arg1_1" }));
+    // Python types only (older printers, spaced `x : torch.Tensor`) carry no sizes either.
+    auto t = readText("class GraphModule(torch.nn.Module):\n"
+                      "    def forward(self, x : torch.Tensor, n : torch.SymInt):\n"
+                      "        add : torch.Tensor = x + n;  x = None\n"
+                      "        return (add,)\n");
+    ASSERT_EQ(t.graphs.size(), 1u);
+    EXPECT_TRUE(t.diagnostics.empty());
+    EXPECT_FALSE(t.graphs[0].metadataMissing.empty());
+    EXPECT_EQ(node(t.graphs[0], "n").inputKindFrom, "its annotation torch.SymInt");
+    EXPECT_EQ(t.graphs[0].inputsWithoutMetadata(), (std::vector<std::string> { "x" }));
     // Annotated code has its metadata.
     EXPECT_TRUE(readOk("print_readable_simple.py").graphs[0].metadataMissing.empty());
 }
