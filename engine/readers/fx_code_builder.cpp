@@ -176,9 +176,8 @@ void ForwardBuilder::addPlaceholder(
     n.op = NodeOp::Placeholder;
     n.name = name;
     n.target.clear();
-    n.inputKind = kindFromDynamoName(name);
-    if (auto kind = kindFromDescriptor(descriptor))
-        n.inputKind = *kind;
+    kindFromDynamoName(n, name);
+    kindFromDescriptor(n, descriptor);
     bool annotated = applyAnnotation(n, annotation);
     define(std::move(n), offset, annotated);
 }
@@ -234,7 +233,7 @@ bool ForwardBuilder::applyAnnotation(Node& n, const AnnotationSource& annotation
         if (!tensor && text.rfind("Sym(", 0) != 0) {
             if (n.op == NodeOp::Placeholder
                 && (text == "torch.SymInt" || text == "SymInt" || text == "int" || text == "torch.types.SymInt")) {
-                n.inputKind = InputKind::SymInt;
+                symIntInput(n, "its annotation " + text);
                 if (auto e = SymExpr::parse(n.name)) {
                     n.symbol = e.value();
                     m_graph.dynamic = m_graph.dynamic || !n.symbol.constantValue();
@@ -247,8 +246,7 @@ bool ForwardBuilder::applyAnnotation(Node& n, const AnnotationSource& annotation
     if (cached == m_annotations.end()) {
         std::vector<std::string> warnings;
         auto parsed = parseAnnotation(text, warnings);
-        cached = m_annotations.emplace(text, ParsedAnnotation { std::move(parsed), std::move(warnings) })
-                     .first;
+        cached = m_annotations.emplace(text, ParsedAnnotation { std::move(parsed), std::move(warnings) }).first;
     }
     const ParsedAnnotation& p = cached->second;
     for (const auto& w : p.warnings)
@@ -263,7 +261,7 @@ bool ForwardBuilder::applyAnnotation(Node& n, const AnnotationSource& annotation
     if (a->kind == Annotation::Kind::Sym) {
         n.symbol = a->symbol;
         if (n.op == NodeOp::Placeholder)
-            n.inputKind = InputKind::SymInt;
+            symIntInput(n, "its annotation " + text);
     } else {
         n.outputs = a->tensors; // copies share the parsed SymExpr trees
     }

@@ -150,6 +150,9 @@ private:
     bool m_pass = false;
     bool m_warnedAfterReturn = false;
     int m_lastProblemLine = 0;
+    size_t m_sliceUses = 0; ///< arguments that use nodes only inside slices (one warning in finish())
+    Position m_firstSliceUse;
+    std::string m_firstSliceUseName;
     Position m_lastPosition;
     std::optional<Error> m_error;
 

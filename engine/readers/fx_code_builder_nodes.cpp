@@ -61,6 +61,32 @@ bool spellDotted(const Expr& e, std::string& out)
     return true;
 }
 
+// Is every argument exprToArg keeps as text in `e` a slice (`a:b`, `slice(None, n, None)`)? Tuples
+// and lists are walked as exprToArg walks them.
+bool opaqueOnlyInSlices(const Expr& e, int depth = 0)
+{
+    switch (e.kind) {
+    case Expr::Kind::Tuple:
+    case Expr::Kind::List:
+        if (depth > kMaxNesting)
+            return false;
+        return std::all_of(
+            e.kids.begin(), e.kids.end(), [depth](const Expr& k) { return opaqueOnlyInSlices(k, depth + 1); });
+    case Expr::Kind::Slice:
+        return true;
+    case Expr::Kind::Call:
+        return e.kids[0].kind == Expr::Kind::Name && e.kids[0].text == "slice";
+    case Expr::Kind::Name:
+    case Expr::Kind::Int:
+    case Expr::Kind::Float:
+    case Expr::Kind::Str:
+    case Expr::Kind::Ellipsis:
+        return true;
+    default:
+        return false;
+    }
+}
+
 void collectNameExprs(const Expr& e, std::vector<std::string>& out)
 {
     if (e.kind == Expr::Kind::Name)
@@ -144,7 +170,7 @@ bool ForwardBuilder::nodeFromValue(const Target& target, const Expr& value)
             Node& input = m_graph.nodes[size_t(aliased)];
             input.name = target.name;
             if (input.inputKind == InputKind::UserInput)
-                input.inputKind = kindFromDynamoName(target.name);
+                kindFromDynamoName(input, target.name);
             m_names.insert(target.name, aliased);
             m_lineNode = aliased;
             return true;
@@ -285,7 +311,14 @@ bool ForwardBuilder::convert(const Expr& e, Arg& out)
         fail(conv.unknownOffsets[0], undefinedMessage(conv.unknownNames[0]));
         return false;
     }
-    if (!conv.opaqueRefs.empty())
+    if (!conv.opaqueRefs.empty() && opaqueOnlyInSlices(e)) {
+        // `x[:, :sym_size_int]`: frequent in dynamic graphs and always the same story; finish()
+        // says it once for the graph.
+        if (m_sliceUses++ == 0) {
+            m_firstSliceUse = at(e.begin);
+            m_firstSliceUseName = conv.opaqueRefs[0];
+        }
+    } else if (!conv.opaqueRefs.empty())
         warn(e.begin,
             "the use of '" + conv.opaqueRefs[0] + "'"
                 + (conv.opaqueRefs.size() > 1 ? " (and " + std::to_string(conv.opaqueRefs.size() - 1) + " more)" : "")
@@ -336,6 +369,19 @@ Result<Graph> ForwardBuilder::finish()
     auto done = m_graph.finalize();
     if (!done)
         return makeError(done.error().code, "graph '" + m_graph.id + "': " + done.error().message, m_sink.path());
+    if (m_sliceUses > 0) {
+        if (m_sink.full())
+            m_sink.drop();
+        else
+            m_sink.warn(m_firstSliceUse,
+                std::to_string(m_sliceUses) + " argument" + (m_sliceUses > 1 ? "s" : "") + " of '" + m_graph.id
+                    + "' use nodes inside slices (the first: '" + m_firstSliceUseName
+                    + "'); a slice is kept as its text, so the graph does not count these uses");
+    }
+    if (std::find(m_annotated.begin(), m_annotated.end(), true) == m_annotated.end() && m_graph.nodes.size() > 1)
+        m_graph.metadataMissing = "the code has no tensor annotations (PyTorch < 2.0 prints none): gm.print_readable() "
+                                  "of PyTorch 2.x, fx_graph_readable.py or the TORCH_TRACE of the same compile give "
+                                  "them";
     // Results of multi-output producers from their getitem users. finalize() ignores outputs, and in a
     // graph it accepts every reference names a node, so its users are those usersByName would find.
     for (size_t i = 0; i < m_graph.nodes.size(); ++i) {

@@ -172,6 +172,13 @@ public:
         skipSpace();
         return m_pos >= m_s.size();
     }
+    /// Is the next character (after spaces) `c`?
+    bool peek(char c)
+    {
+        skipSpace();
+        return m_pos < m_s.size() && m_s[m_pos] == c;
+    }
+    void skip(size_t n) { m_pos = std::min(m_s.size(), m_pos + n); }
     bool failed() const { return !m_error.empty(); }
     const std::string& error() const { return m_error; }
     size_t errorPos() const { return m_errorPos; }
@@ -232,6 +239,20 @@ private:
         }
         if (text == "None")
             return a;
+        if (text == "Ellipsis" || text == "...") {
+            a.kind = Arg::Kind::Str;
+            a.s = "Ellipsis";
+            return a;
+        }
+        if (startsWith(text, "slice(")) {
+            // `slice(None, %sym_size_int, None)`: the code form prints the same without '%'; the
+            // reference is kept as text (the IR has no slice argument), as the code reader does.
+            a.kind = Arg::Kind::Str;
+            for (char c : text)
+                if (c != '%')
+                    a.s += c;
+            return a;
+        }
         if (text == "True" || text == "False") {
             a.kind = Arg::Kind::Bool;
             a.b = text == "True";
@@ -291,6 +312,10 @@ public:
 
     Result<std::vector<Graph>> read()
     {
+        constexpr std::string_view fragment = "# Graph fragment:";
+        for (size_t at = m_text.find(fragment); at != std::string_view::npos && !m_fragments;
+             at = m_text.find(fragment, at + 1))
+            m_fragments = at == 0 || m_text[at - 1] == '\n';
         size_t pos = 0;
         while (pos < m_text.size() && !m_error) {
             size_t eol = m_text.find('\n', pos);
@@ -319,31 +344,66 @@ private:
     void warn(size_t column0, const std::string& message) { m_sink.warn(at(column0), message); }
     void fail(size_t column0, const std::string& message)
     {
-        if (!m_error)
+        if (!m_error && !dropFragment(column0, message))
             m_error = m_sink.error(at(column0), message);
+    }
+
+    // Inductor prints a fragment per kernel, and a fragment need not be a whole graph: it may use
+    // values it does not list (`%arg6_1`), list a kernel buffer both as PlaceHolder and as the node
+    // that computes it, or return buffers (`%buf4`). Such a fragment is skipped with a warning; the
+    // file's other fragments are still read. False outside fragments.
+    bool dropFragment(size_t column0, const std::string& message)
+    {
+        if (!m_fragments || !m_open)
+            return false;
+        warn(column0,
+            "graph fragment " + std::to_string(m_fragmentCount - 1) + " is not a whole graph (" + message
+                + "); the fragment is skipped");
+        m_open = false;
+        m_inFragment = false;
+        return true;
     }
 
     void startGraph()
     {
         m_graph = Graph();
-        m_graph.id = m_graphs.empty() ? "graph" : "graph_" + std::to_string(m_graphs.size());
+        if (m_fragments) // by position in the file, so that a skipped fragment leaves no gap unnamed
+            m_graph.id = "fragment_" + std::to_string(m_fragmentCount - 1);
+        else
+            m_graph.id = m_graphs.empty() ? "graph" : "graph_" + std::to_string(m_graphs.size());
         m_names.clear();
+        m_annotated.clear();
         m_open = true;
         m_returned = false;
     }
 
     void finishGraph()
     {
-        m_open = false;
         if (!m_returned) {
             fail(0, "graph '" + m_graph.id + "' ends without a return line");
+            m_open = false;
             return;
         }
         auto done = m_graph.finalize();
         if (!done) {
-            m_error
-                = makeError(done.error().code, "graph '" + m_graph.id + "': " + done.error().message, m_sink.path());
+            if (!dropFragment(0, done.error().message))
+                m_error = makeError(
+                    done.error().code, "graph '" + m_graph.id + "': " + done.error().message, m_sink.path());
+            m_open = false;
             return;
+        }
+        m_open = false;
+        if (m_annotated.empty()) {
+            m_graph.metadataMissing = "print(gm.graph) prints no tensor metadata: gm.print_readable(), "
+                                      "fx_graph_readable.py or the TORCH_TRACE of the same compile give it";
+        } else {
+            // Results of multi-output producers from their getitem users, as the code reader does.
+            for (size_t i = 0; i < m_graph.nodes.size(); ++i) {
+                Node& n = m_graph.nodes[i];
+                if (n.outputs.empty() && !m_annotated.count(n.name)
+                    && (n.op == NodeOp::CallFunction || n.op == NodeOp::CallMethod || n.op == NodeOp::CallModule))
+                    n.outputs = synthesizedOutputs(m_graph, int(i), n.users);
+            }
         }
         m_graphs.push_back(std::move(m_graph));
     }
@@ -374,13 +434,51 @@ private:
         Node n;
         n.op = NodeOp::Placeholder;
         n.name = name;
-        n.inputKind = kindFromDynamoName(name);
-        if (type.find("SymInt") != std::string_view::npos || type == "int") {
-            n.inputKind = InputKind::SymInt;
+        const bool annotated = annotate(n, type, column0);
+        if (n.inputKind != InputKind::SymInt && !kindFromDynamoName(n, name)
+            && (type == "torch.nn.parameter.Parameter" || type == "torch.nn.Parameter")) {
+            n.inputKind = InputKind::Parameter;
+            n.inputKindFrom = "its type " + std::string(type) + " in print(gm.graph)";
+        }
+        if (!annotated && (type.find("SymInt") != std::string_view::npos || type == "int")) {
+            symIntInput(n, "its type " + std::string(type) + " in print(gm.graph)");
             if (auto e = SymExpr::parse(name))
                 n.symbol = e.value();
         }
         define(std::move(n), column0);
+    }
+
+    // The type printed between ':' and '=': nothing, a Python type (`torch.Tensor`), or, in the
+    // graph fragments of Inductor's output_code.py (2.11), `Tensor "f32[4, 4][4, 1]cuda:0"` with the
+    // tensor annotation of the readable code. Fills the node's metadata from the annotation; true
+    // when there was one it could read.
+    bool annotate(Node& n, std::string_view type, size_t column0)
+    {
+        const size_t open = type.find('"');
+        const size_t close = type.rfind('"');
+        if (open == std::string_view::npos || close <= open)
+            return false;
+        const std::string text(type.substr(open + 1, close - open - 1));
+        std::vector<std::string> warnings;
+        auto a = parseAnnotation(text, warnings);
+        for (const auto& w : warnings)
+            warn(column0, w);
+        if (!a) {
+            warn(column0,
+                "cannot read the annotation \"" + text.substr(0, 60) + "\": " + a.error().message + "; '" + n.name
+                    + "' gets no tensor metadata");
+            return false;
+        }
+        if (a->kind == Annotation::Kind::Sym) {
+            n.symbol = a->symbol;
+            if (n.op == NodeOp::Placeholder)
+                symIntInput(n, "its annotation " + text);
+        } else {
+            n.outputs = a->tensors;
+        }
+        m_graph.dynamic = m_graph.dynamic || a->symbolic;
+        m_annotated.insert(n.name);
+        return true;
     }
 
     bool checkValues(const ValueParser& p, size_t base)
@@ -401,6 +499,28 @@ private:
     void line(std::string_view raw)
     {
         std::string_view s = trimView(raw);
+        if (s == "# Graph fragment:") {
+            // Inductor's output_code.py (2.11) prints the nodes of each kernel as comments:
+            // `#   %name : Tensor "f32[4][1]cuda:0"[num_users=1] = call_function[...](...)`, ending
+            // with `#   return %a,%b`. Each fragment is a graph; the rest of the file is ignored.
+            if (m_open)
+                finishGraph();
+            m_fragments = true;
+            m_inFragment = true;
+            ++m_fragmentCount;
+            return;
+        }
+        if (m_fragments) {
+            if (!m_inFragment || s.empty() || s[0] != '#') {
+                m_inFragment = false;
+                return;
+            }
+            s = trimView(s.substr(1));
+            if (s.empty() || (s[0] != '%' && !startsWith(s, "return"))) {
+                m_inFragment = false;
+                return;
+            }
+        }
         const size_t indent = size_t(s.data() - raw.data());
         if (s.empty() || s[0] == '#')
             return;
@@ -451,6 +571,18 @@ private:
     {
         ValueParser p(value, m_names, true);
         Arg a = p.value(0);
+        if (!p.failed() && p.peek(',')) {
+            // `return %buf0,%mul_1` (graph fragments): a tuple without parentheses.
+            std::vector<Arg> items;
+            items.push_back(std::move(a));
+            while (!p.failed() && p.peek(',')) {
+                p.skip(1);
+                if (p.atEnd())
+                    break;
+                items.push_back(p.value(1));
+            }
+            a = Arg::list(std::move(items));
+        }
         if (!p.failed() && !p.atEnd())
             warn(column0, "unexpected text after the returned value; it is ignored");
         if (!checkValues(p, column0))
@@ -460,6 +592,11 @@ private:
         out.name = "output";
         out.args.push_back(std::move(a));
         define(std::move(out), column0);
+        if (m_fragments) {
+            m_inFragment = false;
+            if (m_open && !m_error)
+                finishGraph();
+        }
     }
 
     void nodeLine(std::string_view s, size_t indent)
@@ -477,9 +614,11 @@ private:
                 indent, "cannot read the node line (expected '%name : [num_users=k] = op[target=...]'); it is skipped");
             return;
         }
-        // The type (if any) sits between ':' and the `[num_users=k]` block.
+        // The type (if any) sits between ':' and the `[num_users=k]` block (`[#users=k]` before 2.1).
         std::string_view type = trimView(s.substr(colon + 1, eq - colon - 1));
-        size_t users = type.rfind('[');
+        size_t users = type.rfind("[num_users=");
+        if (users == std::string_view::npos)
+            users = type.rfind("[#users=");
         if (users != std::string_view::npos)
             type = trimView(type.substr(0, users));
         std::string op(trimView(s.substr(eq + 3, bracket - eq - 3)));
@@ -492,7 +631,7 @@ private:
                 return;
             }
             std::string target(trimView(s.substr(targetStart, close - targetStart)));
-            if (op == "placeholder") {
+            if (op == "placeholder" || op == "PlaceHolder") {
                 placeholder(name, type, indent);
             } else if (op == "get_attr") {
                 Node n;
@@ -531,6 +670,7 @@ private:
             return;
         n.args = std::move(list.items);
         n.kwargs = std::move(kwargs);
+        annotate(n, type, indent);
         if (op == "output") {
             n.op = NodeOp::Output;
         } else if (op == "call_function") {
@@ -548,6 +688,10 @@ private:
     size_t m_lineStart = 0;
     Graph m_graph;
     std::set<std::string> m_names;
+    std::set<std::string> m_annotated; ///< nodes of the open graph whose annotation was read
+    bool m_fragments = false; ///< reading the `# Graph fragment:` comments of Inductor's output_code.py
+    bool m_inFragment = false;
+    size_t m_fragmentCount = 0; ///< `# Graph fragment:` lines seen
     bool m_open = false;
     bool m_returned = false;
     std::vector<Graph> m_graphs;

@@ -57,6 +57,14 @@ std::string exprText(const Expr& e)
     case Expr::Kind::Attr:
         return operand(e.kids[0]) + "." + e.text;
     case Expr::Kind::Call: {
+        if (e.kids[0].kind == Expr::Kind::Name && e.kids[0].text == "slice" && e.keywords.empty() && e.kids.size() >= 2
+            && e.kids.size() <= 4) {
+            // slice(stop) and slice(start, stop) as FX prints every slice: slice(start, stop, step).
+            if (e.kids.size() == 2)
+                return "slice(None, " + exprText(e.kids[1]) + ", None)";
+            return "slice(" + exprText(e.kids[1]) + ", " + exprText(e.kids[2]) + ", "
+                + (e.kids.size() == 4 ? exprText(e.kids[3]) : std::string("None")) + ")";
+        }
         std::string s = operand(e.kids[0]) + "(";
         size_t positional = e.positionalCount();
         for (size_t i = 1; i < e.kids.size(); ++i) {
@@ -105,7 +113,7 @@ std::string exprText(const Expr& e)
     case Expr::Kind::Slice:
         return "slice(" + exprText(e.kids[0]) + ", " + exprText(e.kids[1]) + ", " + exprText(e.kids[2]) + ")";
     case Expr::Kind::Ellipsis:
-        return "...";
+        return "Ellipsis"; // as FX prints `...` (str(Ellipsis))
     }
     return {};
 }

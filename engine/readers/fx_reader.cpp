@@ -10,9 +10,14 @@ namespace {
 
 constexpr uint64_t kMaxFileBytes = uint64_t(256) << 20;
 
-// The dump form starts with `graph(...):` or a `%name : ...` line; everything else is read as code.
+// The dump form starts with `graph(...):` or a `%name : ...` line, or holds the `# Graph fragment:`
+// comments of Inductor's output_code.py; everything else is read as code.
 bool looksLikeGraphDump(std::string_view text)
 {
+    constexpr std::string_view fragment = "# Graph fragment:";
+    for (size_t at = text.find(fragment); at != std::string_view::npos; at = text.find(fragment, at + 1))
+        if (at == 0 || text[at - 1] == '\n')
+            return true;
     size_t pos = 0;
     for (int lines = 0; pos < text.size() && lines < 1000; ++lines) {
         size_t eol = text.find('\n', pos);

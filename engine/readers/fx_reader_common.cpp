@@ -329,9 +329,9 @@ InputKind kindFromDynamoName(std::string_view name)
     // Case-insensitive, without a lowercase copy of every input's name.
     auto lower = [](char c) { return char(std::tolower(static_cast<unsigned char>(c))); };
     auto contains = [&](std::string_view needle) { // `needle` is lowercase
-        return std::search(name.begin(), name.end(), needle.begin(), needle.end(),
-                   [&](char a, char b) { return lower(a) == b; })
-            != name.end();
+        return std::search(name.begin(), name.end(), needle.begin(), needle.end(), [&](char a, char b) {
+            return lower(a) == b;
+        }) != name.end();
     };
     if (name.size() < 2 || (lower(name[0]) != 'l' && lower(name[0]) != 'g') || name[1] != '_')
         return InputKind::UserInput;
@@ -349,6 +349,41 @@ std::optional<InputKind> kindFromDescriptor(std::string_view comment)
     if (comment.find("BufferAOTInput(") != std::string_view::npos)
         return InputKind::Buffer;
     return std::nullopt;
+}
+
+bool kindFromDynamoName(Node& n, std::string_view name)
+{
+    const InputKind kind = kindFromDynamoName(name);
+    if (kind == InputKind::UserInput)
+        return false;
+    n.inputKind = kind;
+    n.inputKindFrom = "Dynamo's input name " + std::string(name)
+        + (kind == InputKind::Parameter ? " (an nn.Module parameter)" : " (an nn.Module buffer)");
+    return true;
+}
+
+bool kindFromDescriptor(Node& n, std::string_view comment)
+{
+    auto kind = kindFromDescriptor(comment);
+    if (!kind)
+        return false;
+    while (!comment.empty() && (comment.front() == '#' || comment.front() == ' '))
+        comment.remove_prefix(1);
+    while (!comment.empty() && (comment.back() == ' ' || comment.back() == '\r'))
+        comment.remove_suffix(1);
+    constexpr size_t kMaxShown = 160;
+    std::string shown(comment.substr(0, kMaxShown));
+    if (comment.size() > kMaxShown)
+        shown += "...";
+    n.inputKind = *kind;
+    n.inputKindFrom = "AOT's input descriptor " + shown;
+    return true;
+}
+
+void symIntInput(Node& n, const std::string& evidence)
+{
+    n.inputKind = InputKind::SymInt;
+    n.inputKindFrom = evidence;
 }
 
 std::vector<std::vector<int>> usersByName(const Graph& g, const std::map<std::string, int>& byName)
@@ -438,6 +473,11 @@ Arg exprToArg(const Expr& e, const NameLookup& isNode, ArgConversion& conv)
         }
         if (isNode(e.text))
             return Arg::ref(e.text);
+        if (name == "Ellipsis") { // `x[(Ellipsis, slice(None, 4, None))]`: kept as its text, as slices are
+            a.kind = Arg::Kind::Str;
+            a.s = e.text;
+            return a;
+        }
         if (name == "inf" || name == "nan") {
             a.kind = Arg::Kind::Float;
             a.f = name == "inf" ? std::numeric_limits<double>::infinity() : std::numeric_limits<double>::quiet_NaN();

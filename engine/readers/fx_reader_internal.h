@@ -65,6 +65,15 @@ bool equivalentMeta(const TensorMeta& a, const TensorMeta& b);
 InputKind kindFromDynamoName(std::string_view name);
 /// Placeholder kind from an AOT descriptor comment (`ParamAOTInput(target='w')`), if it says one.
 std::optional<InputKind> kindFromDescriptor(std::string_view comment);
+/// Sets a placeholder's kind and Node::inputKindFrom from its Dynamo name when the name tells one
+/// (Parameter or Buffer): "Dynamo's input name l_self_..._parameters_w_ (an nn.Module parameter)".
+/// Returns false, changing nothing, when it does not.
+bool kindFromDynamoName(Node& n, std::string_view name);
+/// The same from an AOT descriptor comment: "AOT's input descriptor ParamAOTInput(target='w')".
+/// PlainAOTInput (a user or static input) tells no kind: false.
+bool kindFromDescriptor(Node& n, std::string_view comment);
+/// Marks a placeholder as a SymInt told by `evidence` ("its annotation Sym(s0)").
+void symIntInput(Node& n, const std::string& evidence);
 
 /// The results getitem users describe: outputs[k] from the annotation of `producer[k]`; indices no
 /// getitem picks are filled with an empty tensor (shape [0], dtype Unknown) so that k stays aligned.

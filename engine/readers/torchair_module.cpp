@@ -800,10 +800,15 @@ private:
                 if (params.count(int(pos))) {
                     n.inputKind = detail::kindFromDynamoName(n.name) == InputKind::Buffer ? InputKind::Buffer
                                                                                           : InputKind::Parameter;
+                    n.inputKindFrom = "TorchAir's AclGraphCacheInfo parameter_user_inputs (input " + std::to_string(pos)
+                        + ")"
+                        + (n.inputKind == InputKind::Buffer ? " and Dynamo's input name " + n.name : std::string());
                     continue;
                 }
                 n.inputKind = InputKind::UserInput;
                 auto u = users.find(n.name);
+                n.inputKindFrom = u == users.end() ? std::string()
+                                                   : std::string("TorchAir's AclGraphCacheInfo user_inputs_mapping");
                 if (u == users.end())
                     m_sink.warn({ m_forwardLine, 1 },
                         "input " + std::to_string(pos) + " '" + n.name

@@ -311,9 +311,150 @@ TEST(FxReaderCode, Constants)
     EXPECT_TRUE(r.diagnostics.empty());
     EXPECT_EQ(argsText(node(r.graphs[0], "f")),
         "%x, -9223372036854775808, 16, 1e-05, -2.5, nan, True, None, 'its', 'q\"', [1, [2, 3]], [], "
-        "'torch.int64', 'torch.contiguous_format', 'device(type='cuda', index=0)', 'slice(None, 2, None)', '...', "
+        "'torch.int64', 'torch.contiguous_format', 'device(type='cuda', index=0)', 'slice(None, 2, None)', 'Ellipsis', "
         "big=1.8446744073709552e+19");
     EXPECT_EQ(node(r.graphs[0], "f").target, "my.op.default");
+}
+
+TEST(FxReaderCode, SubscriptFormsOfHuggingFaceModels)
+{
+    // Subscripts as people and Hugging Face models write them, and as FX prints them: slices and
+    // Ellipsis are kept as FX's own text (`slice(None, 4, None)`, `Ellipsis`), None stays None.
+    auto r = readText("class M(torch.nn.Module):\n"
+                      "    def forward(self, x: \"f32[4, 8]\", n: \"Sym(s0)\"):\n"
+                      "        a: \"f32[4, 4]\" = x[..., :4]\n"
+                      "        b: \"f32[4, 1, 8]\" = x[:, None]\n"
+                      "        c: \"f32[4]\" = x[(slice(None), 1)]\n"
+                      "        d: \"f32[4, 8]\" = x[::-1]\n"
+                      "        e: \"f32[4, 4]\" = operator.getitem(x, (Ellipsis, slice(None, 4, None)))\n"
+                      "        f: \"f32[4, 4]\" = getitem(x, (Ellipsis, slice(2, None, -2)))\n"
+                      "        g: \"f32[4, 8]\" = x[(Ellipsis,)]\n"
+                      "        return (a, b, c, d, e, f, g)\n");
+    ASSERT_EQ(r.graphs.size(), 1u);
+    EXPECT_TRUE(r.diagnostics.empty()) << diagnosticTexts(r).front();
+    const Graph& g = r.graphs[0];
+    for (const char* name : { "a", "b", "c", "d", "e", "g" })
+        EXPECT_EQ(node(g, name).target, "operator.getitem") << name;
+    EXPECT_EQ(argsText(node(g, "a")), "%x, ['Ellipsis', 'slice(None, 4, None)']");
+    EXPECT_EQ(argsText(node(g, "b")), "%x, ['slice(None, None, None)', None]");
+    EXPECT_EQ(argsText(node(g, "c")), "%x, ['slice(None, None, None)', 1]");
+    EXPECT_EQ(argsText(node(g, "d")), "%x, 'slice(None, None, -1)'");
+    EXPECT_EQ(argsText(node(g, "e")), argsText(node(g, "a")));
+    EXPECT_EQ(argsText(node(g, "f")), "%x, ['Ellipsis', 'slice(2, None, -2)']");
+    EXPECT_EQ(argsText(node(g, "g")), "%x, ['Ellipsis']");
+    EXPECT_EQ(outputsText(node(g, "b")), "f32[4, 1, 8][]npu:0");
+    // The same texts in the dump form.
+    auto d = readText("graph():\n    %x : [num_users=1] = placeholder[target=x]\n"
+                      "    %a : [num_users=1] = call_function[target=operator.getitem](args = (%x, (Ellipsis, "
+                      "slice(None, 4, None))), kwargs = {})\n    return (a,)\n");
+    ASSERT_EQ(d.graphs.size(), 1u);
+    EXPECT_EQ(argsText(node(d.graphs[0], "a")), argsText(node(g, "a")));
+
+    // Dynamic sizes in slices: kept as text, one warning for the graph however many there are.
+    auto y = readText("class M(torch.nn.Module):\n"
+                      "    def forward(self, x: \"f32[s0, 8]\", n: \"Sym(s1)\"):\n"
+                      "        a: \"f32[s0, s1]\" = x[..., :n]\n"
+                      "        b: \"f32[s1, 8]\" = x[slice(None, n, None)]\n"
+                      "        c: \"f32[s0, 8]\" = torch.ops.aten.add.Tensor(x, n)\n"
+                      "        return (a, b, c)\n",
+        "y.py");
+    ASSERT_EQ(y.graphs.size(), 1u);
+    EXPECT_EQ(argsText(node(y.graphs[0], "a")), "%x, ['Ellipsis', 'slice(None, n, None)']");
+    EXPECT_EQ(argsText(node(y.graphs[0], "b")), "%x, 'slice(None, n, None)'");
+    EXPECT_EQ(diagnosticTexts(y),
+        (std::vector<std::string> { "y.py:3:30: warning: 2 arguments of 'M' use nodes inside slices (the first: "
+                                    "'n'); a slice is kept as its text, so the graph does not count these uses" }));
+}
+
+TEST(FxReaderCode, InputKindsAndTheirEvidence)
+{
+    auto r = readText("class GraphModule(torch.nn.Module):\n"
+                      "    def forward(self, L_self_modules_fc_parameters_weight_: \"f32[4, 4]\", "
+                      "L_self_buffers_mask_: \"b8[4]\", L_x_: \"f32[s0, 4]\", s0: \"Sym(s0)\", arg4_1: \"f32[4]\"):\n"
+                      "        l_self_modules_fc_parameters_weight_ = L_self_modules_fc_parameters_weight_\n"
+                      "        l_self_buffers_mask_ = L_self_buffers_mask_\n"
+                      "        l_x_ = L_x_\n"
+                      "        return (l_x_,)\n");
+    ASSERT_EQ(r.graphs.size(), 1u);
+    const Graph& g = r.graphs[0];
+    const Node& w = node(g, "l_self_modules_fc_parameters_weight_");
+    EXPECT_EQ(w.inputKind, InputKind::Parameter);
+    EXPECT_EQ(w.inputKindFrom, "Dynamo's input name L_self_modules_fc_parameters_weight_ (an nn.Module parameter)");
+    EXPECT_EQ(node(g, "l_self_buffers_mask_").inputKind, InputKind::Buffer);
+    EXPECT_EQ(node(g, "l_self_buffers_mask_").inputKindFrom,
+        "Dynamo's input name L_self_buffers_mask_ (an nn.Module buffer)");
+    EXPECT_EQ(node(g, "s0").inputKind, InputKind::SymInt);
+    EXPECT_EQ(node(g, "s0").inputKindFrom, "its annotation Sym(s0)");
+    // Nothing tells these: never guessed.
+    EXPECT_EQ(node(g, "l_x_").inputKind, InputKind::UserInput);
+    EXPECT_EQ(node(g, "l_x_").inputKindFrom, "");
+    EXPECT_EQ(node(g, "arg4_1").inputKindFrom, "");
+    EXPECT_EQ(g.inputKindsUnknown(), (std::vector<std::string> { "l_x_", "arg4_1" }));
+
+    // AOT's descriptors on a signature printed one argument per line (TORCH_TRACE payloads).
+    auto a = readOk("aot_forward_expanded.txt");
+    ASSERT_EQ(a.graphs.size(), 1u);
+    const Graph& ag = a.graphs[0];
+    EXPECT_EQ(node(ag, "primals_1").inputKindFrom, "AOT's input descriptor ParamAOTInput(target='linear.weight')");
+    EXPECT_EQ(node(ag, "primals_5").inputKind, InputKind::Buffer);
+    EXPECT_EQ(node(ag, "primals_5").inputKindFrom, "AOT's input descriptor BufferAOTInput(target='running_mean')");
+    EXPECT_EQ(node(ag, "primals_3").inputKindFrom, "its annotation Sym(s0)");
+    EXPECT_EQ(node(ag, "primals_4").inputKind, InputKind::UserInput); // PlainAOTInput tells no kind
+    EXPECT_EQ(node(ag, "primals_4").inputKindFrom, "");
+
+    // print(gm.graph) of a Dynamo graph prints each input's Python type.
+    auto d = readText("graph():\n"
+                      "    %l_w_ : torch.nn.parameter.Parameter [num_users=1] = placeholder[target=L_w_]\n"
+                      "    %l_x_ : torch.Tensor [num_users=1] = placeholder[target=L_x_]\n"
+                      "    %s0 : torch.SymInt [num_users=0] = placeholder[target=s0]\n"
+                      "    %mul : [num_users=1] = call_function[target=operator.mul](args = (%l_w_, %l_x_), kwargs = "
+                      "{})\n    return (mul,)\n");
+    ASSERT_EQ(d.graphs.size(), 1u);
+    EXPECT_EQ(node(d.graphs[0], "l_w_").inputKind, InputKind::Parameter);
+    EXPECT_EQ(node(d.graphs[0], "l_w_").inputKindFrom, "its type torch.nn.parameter.Parameter in print(gm.graph)");
+    EXPECT_EQ(node(d.graphs[0], "l_x_").inputKindFrom, "");
+    EXPECT_EQ(node(d.graphs[0], "s0").inputKind, InputKind::SymInt);
+    EXPECT_EQ(node(d.graphs[0], "s0").inputKindFrom, "its type torch.SymInt in print(gm.graph)");
+
+    // TorchAir's generated module: its AclGraphCacheInfo tells.
+    auto t = readFxFile(std::string(ACLGI_TEST_DATA_DIR) + "/torchair/output_code_static.py");
+    ASSERT_TRUE(t.ok());
+    const Graph& tg = t->graphs.at(0);
+    EXPECT_EQ(node(tg, "arg1_1").inputKind, InputKind::Parameter);
+    EXPECT_EQ(node(tg, "arg1_1").inputKindFrom, "TorchAir's AclGraphCacheInfo parameter_user_inputs (input 1)");
+    EXPECT_EQ(node(tg, "arg2_1").inputKind, InputKind::UserInput);
+    EXPECT_EQ(node(tg, "arg2_1").inputKindFrom, "TorchAir's AclGraphCacheInfo user_inputs_mapping");
+    EXPECT_TRUE(tg.inputKindsUnknown().empty());
+}
+
+TEST(FxReaderCode, UnannotatedCodeOfPyTorch113)
+{
+    auto r = readText("class GraphModule(torch.nn.Module):\n"
+                      "    def forward(self, arg0_1, arg1_1):\n"
+                      "        mul = torch.ops.aten.mul.Tensor(arg0_1, arg1_1);  arg0_1 = None\n"
+                      "        return (mul,)\n");
+    ASSERT_EQ(r.graphs.size(), 1u);
+    EXPECT_TRUE(r.diagnostics.empty());
+    const Graph& g = r.graphs[0];
+    EXPECT_EQ(names(g), (std::vector<std::string> { "arg0_1", "arg1_1", "mul", "output" }));
+    EXPECT_EQ(freed(g, "mul"), (std::vector<std::string> { "arg0_1" }));
+    for (const Node& n : g.nodes)
+        EXPECT_TRUE(n.outputs.empty()) << n.name;
+    EXPECT_EQ(g.metadataMissing.rfind("the code has no tensor annotations (PyTorch < 2.0 prints none)", 0), 0u)
+        << g.metadataMissing;
+    EXPECT_EQ(g.inputsWithoutMetadata(), (std::vector<std::string> { "arg0_1", "arg1_1" }));
+    // Python types only (older printers, spaced `x : torch.Tensor`) carry no sizes either.
+    auto t = readText("class GraphModule(torch.nn.Module):\n"
+                      "    def forward(self, x : torch.Tensor, n : torch.SymInt):\n"
+                      "        add : torch.Tensor = x + n;  x = None\n"
+                      "        return (add,)\n");
+    ASSERT_EQ(t.graphs.size(), 1u);
+    EXPECT_TRUE(t.diagnostics.empty());
+    EXPECT_FALSE(t.graphs[0].metadataMissing.empty());
+    EXPECT_EQ(node(t.graphs[0], "n").inputKindFrom, "its annotation torch.SymInt");
+    EXPECT_EQ(t.graphs[0].inputsWithoutMetadata(), (std::vector<std::string> { "x" }));
+    // Annotated code has its metadata.
+    EXPECT_TRUE(readOk("print_readable_simple.py").graphs[0].metadataMissing.empty());
 }
 
 TEST(FxReaderCode, AnnotationGrammar)
@@ -528,6 +669,112 @@ TEST(FxReaderDump, PrintGraphDump)
     EXPECT_EQ(argsText(node(g, "output")), "[%attn, %getitem_1]");
     for (const Node& n : g.nodes)
         EXPECT_TRUE(n.outputs.empty()) << n.name;
+    EXPECT_EQ(g.metadataMissing,
+        "print(gm.graph) prints no tensor metadata: gm.print_readable(), fx_graph_readable.py or the TORCH_TRACE of "
+        "the same compile give it");
+}
+
+TEST(FxReaderDump, OlderReleasesPrintUsersWithAHash)
+{
+    // PyTorch < 2.1: `[#users=k]`.
+    auto r = readText("graph():\n    %arg0_1 : [#users=1] = placeholder[target=arg0_1]\n"
+                      "    %s0 : torch.SymInt [#users=0] = placeholder[target=s0]\n"
+                      "    %neg : [#users=1] = call_function[target=torch.ops.aten.neg.default](args = (%arg0_1,), "
+                      "kwargs = {})\n    return (neg,)\n");
+    ASSERT_EQ(r.graphs.size(), 1u);
+    EXPECT_TRUE(r.diagnostics.empty());
+    const Graph& g = r.graphs[0];
+    EXPECT_EQ(names(g), (std::vector<std::string> { "arg0_1", "s0", "neg", "output" }));
+    EXPECT_EQ(node(g, "s0").inputKind, InputKind::SymInt);
+    EXPECT_EQ(node(g, "arg0_1").inputKindFrom, "");
+    EXPECT_FALSE(g.metadataMissing.empty());
+}
+
+TEST(FxReaderDump, GraphFragmentsWithMetadata)
+{
+    // PyTorch 2.11 prints the nodes of each Inductor kernel as a commented dump with annotations.
+    const std::string text = "from torch import device\n"
+                             "# Graph fragment:\n"
+                             "#   %arg1_1 : Tensor \"f32[1, 16][16, 1]cuda:0\" = PlaceHolder[target=arg1_1]\n"
+                             "#   %arg2_1 : Tensor \"f32[16][1]cuda:0\" = PlaceHolder[target=arg2_1]\n"
+                             "#   %mul_1 : Tensor \"f32[1, 16][16, 1]cuda:0\"[num_users=3] = "
+                             "call_function[target=torch.ops.aten.mul.Tensor](args = (%arg1_1, %arg2_1), kwargs = {})\n"
+                             "#   %iota : Tensor \"i64[64][1]cuda:0\"[num_users=1] = "
+                             "call_function[target=torch.ops.prims.iota.default](args = (64,), kwargs = {start: 0, "
+                             "step: 1, dtype: torch.int64, device: cuda:0, requires_grad: False})\n"
+                             "#   return %mul_1,%iota\n"
+                             "triton_poi_fused_0 = async_compile.triton('triton_poi_fused_0', '''\n"
+                             "# Graph fragment:\n"
+                             "#   %x : Tensor \"bf16[8][1]cuda:0\" = PlaceHolder[target=x]\n"
+                             "#   %neg : Tensor \"bf16[8][1]cuda:0\"[num_users=1] = "
+                             "call_function[target=torch.ops.aten.neg.default](args = (%x,), kwargs = {})\n"
+                             "#   return %neg\n"
+                             "''')\n";
+    auto r = readText(text, "output_code.py");
+    ASSERT_EQ(r.graphs.size(), 2u);
+    EXPECT_TRUE(r.diagnostics.empty()) << diagnosticTexts(r).front();
+    const Graph& g = r.graphs[0];
+    EXPECT_EQ(names(g), (std::vector<std::string> { "arg1_1", "arg2_1", "mul_1", "iota", "output" }));
+    EXPECT_EQ(outputsText(node(g, "arg1_1")), "f32[1, 16][16, 1]cuda:0");
+    EXPECT_EQ(outputsText(node(g, "mul_1")), "f32[1, 16][16, 1]cuda:0");
+    EXPECT_EQ(node(g, "mul_1").target, "aten.mul.Tensor");
+    EXPECT_EQ(
+        argsText(node(g, "iota")), "64, start=0, step=1, dtype='torch.int64', device='cuda:0', requires_grad=False");
+    EXPECT_EQ(argsText(node(g, "output")), "[%mul_1, %iota]");
+    EXPECT_TRUE(g.metadataMissing.empty());
+    EXPECT_EQ(g.id, "fragment_0");
+    EXPECT_EQ(r.graphs[1].id, "fragment_1");
+    EXPECT_EQ(names(r.graphs[1]), (std::vector<std::string> { "x", "neg", "output" }));
+    EXPECT_EQ(argsText(node(r.graphs[1], "output")), "%neg");
+    EXPECT_EQ(outputsText(node(r.graphs[1], "neg")), "bf16[8][1]cuda:0");
+}
+
+TEST(FxReaderDump, FragmentsThatAreNotWholeGraphsAreSkipped)
+{
+    // As Inductor prints them: a value used but not listed, a buffer listed twice, a returned buffer
+    // no line defines, a block cut short. Each is one warning; the whole fragment after them is read.
+    const std::string text = "# Graph fragment:\n"
+                             "#   %a : Tensor \"f32[4][1]cuda:0\" = PlaceHolder[target=a]\n"
+                             "#   %b : Tensor \"f32[4][1]cuda:0\"[num_users=1] = "
+                             "call_function[target=torch.ops.aten.add.Tensor](args = (%a, %arg6_1), kwargs = {})\n"
+                             "#   return %b\n"
+                             "# Graph fragment:\n"
+                             "#   %a : Tensor \"f32[4][1]cuda:0\" = PlaceHolder[target=a]\n"
+                             "#   %a : Tensor \"f32[4][1]cuda:0\"[num_users=1] = "
+                             "call_function[target=torch.ops.aten.neg.default](args = (%a,), kwargs = {})\n"
+                             "#   return %a\n"
+                             "# Graph fragment:\n"
+                             "#   %a : Tensor \"f32[4][1]cuda:0\" = PlaceHolder[target=a]\n"
+                             "#   return %buf4,%a\n"
+                             "# Graph fragment:\n"
+                             "#   %a : Tensor \"f32[4][1]cuda:0\" = PlaceHolder[target=a]\n"
+                             "x = 1\n"
+                             "# Graph fragment:\n"
+                             "#   %a : Tensor \"f32[4][1]cuda:0\" = PlaceHolder[target=a]\n"
+                             "#   %n : Tensor \"f32[4][1]cuda:0\"[num_users=1] = "
+                             "call_function[target=torch.ops.aten.neg.default](args = (%a,), kwargs = {})\n"
+                             "#   return %n\n"
+                             "# Graph fragment:\n"
+                             "#   %a : Tensor \"f32[4][1]cuda:0\" = PlaceHolder[target=a]\n";
+    auto r = readText(text, "output_code.py");
+    ASSERT_EQ(r.graphs.size(), 1u);
+    EXPECT_EQ(r.graphs[0].id, "fragment_4");
+    EXPECT_EQ(names(r.graphs[0]), (std::vector<std::string> { "a", "n", "output" }));
+    const auto d = diagnosticTexts(r);
+    ASSERT_EQ(d.size(), 5u);
+    EXPECT_EQ(d[0],
+        "output_code.py:3:110: warning: graph fragment 0 is not a whole graph ('arg6_1' is not defined "
+        "before it is used); the fragment is skipped");
+    EXPECT_NE(d[1].find("graph fragment 1 is not a whole graph ('a' is defined twice)"), std::string::npos) << d[1];
+    EXPECT_NE(d[2].find("graph fragment 2 is not a whole graph ('buf4' is not defined"), std::string::npos) << d[2];
+    EXPECT_NE(d[3].find("graph fragment 3 is not a whole graph (graph 'fragment_3' ends without a return line)"),
+        std::string::npos)
+        << d[3];
+    EXPECT_NE(d[4].find("graph fragment 5 is not a whole graph"), std::string::npos) << d[4];
+    // Only broken fragments: no graph, an error.
+    EXPECT_NE(readError("# Graph fragment:\n#   %a : Tensor \"f32[4]\" = PlaceHolder[target=a]\n", "o.py")
+                  .find("no FX graph"),
+        std::string::npos);
 }
 
 TEST(FxReaderDump, OutputNodeFormsAndHeaderInputs)
