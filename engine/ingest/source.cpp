@@ -95,6 +95,8 @@ struct FileClass {
     std::string whyNot;
 };
 
+Result<Detected> detectFileIn(const std::string& path, bool inFolder);
+
 FileClass classifyInFolder(const fs::path& root, const fs::path& rel)
 {
     const std::string name = rel.filename().string();
@@ -109,7 +111,7 @@ FileClass classifyInFolder(const fs::path& root, const fs::path& rel)
         c.detected = { SourceKind::DebugDir, "TORCH_COMPILE_DEBUG's layout (" + rel.parent_path().generic_string() + ")" };
         return c;
     }
-    auto d = detectFile((root / rel).string());
+    auto d = detectFileIn((root / rel).string(), true);
     if (!d) {
         c.whyNot = d.error().message;
         return c;
@@ -186,7 +188,7 @@ Result<FolderContents> examineFolderAt(const fs::path& path, int depth)
                 out.members.push_back({ child.string(), sub->detected });
             }
         } else if (fs::is_regular_file(st)) {
-            auto d = detectFile(child.string());
+            auto d = detectFileIn(child.string(), true);
             if (d)
                 out.members.push_back({ child.string(), *d });
             else
@@ -202,7 +204,9 @@ bool isBlank(char c) { return std::isspace(static_cast<unsigned char>(c)) != 0; 
 
 } // namespace
 
-Result<Detected> detectFile(const std::string& path)
+namespace {
+
+Result<Detected> detectFileIn(const std::string& path, bool inFolder)
 {
     std::error_code ec;
     const fs::file_status st = fs::status(path, ec);
@@ -228,21 +232,42 @@ Result<Detected> detectFile(const std::string& path)
             path };
     if (readers::trace::looksLikeTorchTrace(head))
         return Detected { SourceKind::TorchTrace, "a glog line followed by a structured-trace JSON envelope (TORCH_TRACE)" };
+    const size_t dot = name.rfind('.');
+    const std::string ext = dot == std::string::npos ? std::string() : name.substr(dot);
     for (char c : head)
         if (!isBlank(c)) {
-            if (c == '{')
-                return Detected { SourceKind::Scenario, "JSON text (its first character is '{')" };
+            if (c == '{') {
+                // A scenario names its format; other JSON (a .jsonl log, a tool's output) is no input.
+                if (ext != ".jsonl" && head.find("\"aclgraph-inspector-scenario\"") != std::string::npos)
+                    return Detected { SourceKind::Scenario, "JSON whose format is aclgraph-inspector-scenario" };
+                // A file given on its own is read as the scenario it must be (the reader says what is
+                // wrong with it); inside a folder, other JSON is just no input.
+                if (!inFolder && ext != ".jsonl")
+                    return Detected { SourceKind::Scenario, "JSON text (its first character is '{'): read as a scenario" };
+                return Error { ErrorCode::InvalidArgument,
+                    "JSON that is no scenario (no \"format\": \"aclgraph-inspector-scenario\" in its first 64 KiB)", path };
+            }
             break;
         }
     if (readers::looksLikeTorchairModule(head))
         return Detected { SourceKind::TorchairModule, "TorchAir's generated module (def forward(*args...) with AclGraph / compile_configs)" };
     if (readers::inductor::looksLikeInductorOutputCode(head))
         return Detected { SourceKind::InductorCode, "Inductor's generated module ('# AOT ID' and torch._inductor imports)" };
-    if (endsWith(name, ".jsonl") || endsWith(name, ".md") || endsWith(name, ".log") || endsWith(name, ".json")
-        || endsWith(name, ".sh") || endsWith(name, ".csv"))
-        return Error { ErrorCode::InvalidArgument, "a " + name.substr(name.rfind('.')) + " file of no kind aclgraph-inspector reads", path };
-    return Detected { SourceKind::FxGraph, "text that is no other kind: read as FX code" };
+    if (ext == ".md" || ext == ".log" || ext == ".sh" || ext == ".csv" || ext == ".jsonl")
+        return Error { ErrorCode::InvalidArgument, "a " + ext + " file of no kind aclgraph-inspector reads", path };
+    // FX code as PyTorch prints it has a forward (readable code, fx_graph_runnable.py) or a graph():
+    // block with placeholders (print(gm.graph)); any other text is no graph.
+    const bool fx = head.find("def forward(") != std::string::npos || head.find("graph():") != std::string::npos
+        || head.find("placeholder[target=") != std::string::npos || head.find("PlaceHolder[target=") != std::string::npos;
+    if (!fx)
+        return Error { ErrorCode::InvalidArgument,
+            "text with no FX graph in its first 64 KiB (no 'def forward(', no 'graph():' with placeholders)", path };
+    return Detected { SourceKind::FxGraph, "FX code (a forward or a graph(): block in its first 64 KiB)" };
 }
+
+} // namespace
+
+Result<Detected> detectFile(const std::string& path) { return detectFileIn(path, false); }
 
 Result<FolderContents> examineFolder(const std::string& path) { return examineFolderAt(fs::path(path), 0); }
 

@@ -136,12 +136,15 @@ TEST(PassPipeline, MissingSymbolSkipsTheMeasurement)
     auto r = engine::passes::runReduceOverheadPasses(g, options());
     ASSERT_TRUE(r.ok());
     EXPECT_EQ(r->passes[4].peakBytesBefore, 0u);
+    EXPECT_FALSE(r->passes[4].measured);
+    EXPECT_THAT(r->passes[4].unmeasured, HasSubstr("no value for symbol 's0' (give it with --symbols s0=N"));
     EXPECT_THAT(logText(r->passes[4]),
-        HasSubstr("aclgraph-inspector: memory effect not measured: no value for symbol 's0' (pass it in `symbols`)"));
+        HasSubstr("aclgraph-inspector: memory effect not measured: no value for symbol 's0'"));
 
     // With s0 = 128: 128 x 4 f32 = 2048 bytes, 2560 a block; staging + a + b, then staging + a.
     auto measured = engine::passes::runReduceOverheadPasses(g, options(), { { "s0", 128 } });
     ASSERT_TRUE(measured.ok());
+    EXPECT_TRUE(measured->passes[4].measured);
     EXPECT_EQ(measured->passes[4].peakBytesBefore, 3u * 2560u);
     EXPECT_EQ(measured->passes[4].peakBytesAfter, 2u * 2560u);
 }
