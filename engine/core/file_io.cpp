@@ -15,6 +15,11 @@ Result<std::string> readTextFile(const std::string& path, uint64_t maxBytes, con
         return makeError(ErrorCode::Io, "cannot read '" + path + "': " + ec.message(), path);
     if (std::filesystem::is_directory(status))
         return makeError(ErrorCode::Io, "cannot read '" + path + "': it is a directory", path);
+    // A FIFO would block the open until something writes to it; a device or socket is no input file.
+    if (!std::filesystem::is_regular_file(status))
+        return makeError(ErrorCode::Io,
+            "cannot read '" + path + "': " + (std::filesystem::exists(status) ? "not a regular file (a FIFO, socket or device is not read)" : "no such file"),
+            path);
     std::ifstream in(path, std::ios::binary);
     if (!in)
         return makeError(ErrorCode::Io, "cannot open '" + path + "': " + std::strerror(errno), path);

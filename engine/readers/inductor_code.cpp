@@ -1123,13 +1123,7 @@ Result<OutputCode> readInductorOutputCode(std::string_view text, const std::stri
 
 Result<OutputCode> readInductorOutputCodeFile(const std::string& path)
 {
-    std::error_code ec;
-    const auto st = std::filesystem::status(path, ec);
-    if (ec || !std::filesystem::exists(st))
-        return makeError(ErrorCode::Io, "cannot open: " + (ec ? ec.message() : std::string("no such file")), path);
-    if (!std::filesystem::is_regular_file(st))
-        return makeError(ErrorCode::Io, "not a regular file: not read", path);
-    auto text = readTextFile(path, kMaxFileBytes, "Inductor output code files");
+    auto text = readTextFile(path, kMaxFileBytes, "Inductor output code files"); // refuses FIFOs and devices unopened
     if (!text)
         return text.error();
     return readInductorOutputCode(text.value(), path);

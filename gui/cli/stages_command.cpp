@@ -132,8 +132,15 @@ std::string listText(const std::vector<const DebugGroup*>& groups)
                 line.pop_back();
             out += line + "\n";
         }
-        if (!g->outputCode.empty())
+        if (g->inductorCode) {
+            const auto& sum = g->inductorCode->summary;
+            out += "  output_code.py (Inductor's): " + std::to_string(sum.kernels) + " kernels, "
+                + std::to_string(sum.launches + sum.externCalls) + " calls, " + std::to_string(sum.allocations)
+                + " allocations, " + std::to_string(sum.reuses) + " reuses, plan peak " + std::to_string(sum.peakBytes)
+                + " bytes" + (sum.bytesExact ? "" : " (at least: some sizes are symbolic or unknown)") + "\n";
+        } else if (!g->outputCode.empty()) {
             out += "  output_code.py: " + g->outputCode + (g->module ? "" : " (not read, see the diagnostics)") + "\n";
+        }
     }
     return out;
 }

@@ -133,6 +133,31 @@ if ranks.exists():
     # The cut rank logs hold no graph (see trace/README.md): a clear refusal or an empty listing.
     check(st.returncode in (0, 1), f"stages {ranks}: exit {st.returncode}")
 
+# ---- PyTorch's TORCH_COMPILE_DEBUG folder (Inductor's layout) ---------------------------------------
+runs = sorted((REAL / "inductor" / "torch_compile_debug").glob("run_*"))
+if runs:
+    run_dir = runs[0]
+    st = expect_ok("stages", run_dir, "--json")
+    groups = json.loads(st.stdout)["groups"] if st.returncode == 0 else []
+    check([g["label"] for g in groups] == ["model__0/inference", "model__1/inference", "model__2/inference"],
+          f"inductor groups {[g['label'] for g in groups]}")
+    if groups:
+        # fx_graph_readable.py -> fx_graph_transformed.py: 209 -> 207 nodes (counted in the files by hand).
+        check([(s["pass"], s["nodes"]) for s in groups[0]["stages"]]
+              == [("fx_graph_readable", 209), ("fx_graph_transformed", 207)], f"model__0 stages {groups[0]['stages']}")
+    expect_ok("simulate", run_dir)
+    expect_ok("passes", run_dir)
+    expect_ok("report", run_dir, "-o", TMP / "d.html")
+    model0 = run_dir / "torchinductor" / "model__0_inference_0.0"
+    for name in ("output_code.py", "fx_graph_runnable.py", "fx_graph_readable.py", "fx_graph_transformed.py"):
+        expect_ok("simulate", model0 / name)
+        expect_ok("stages", model0 / name)
+        expect_refused(model0 / name, "snapshot", model0 / name, words="not a memory snapshot")
+    # The runnable repro's load_args give the inputs' devices: the file's own cuda:0.
+    sim = expect_ok("simulate", model0 / "fx_graph_runnable.py", "--json")
+    if sim.returncode == 0:
+        check(isinstance(json.loads(sim.stdout)["peak_device_reserved_bytes"], int), "runnable: sizes known")
+
 # ---- a memory snapshot ---------------------------------------------------------------------------
 snap = REAL / "snapshots" / "a_default.pickle"
 expect_ok("snapshot", snap)
