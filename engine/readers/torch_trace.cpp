@@ -566,8 +566,17 @@ void TraceReader::addSpan(const Record& r, long compile)
     std::vector<TraceSpan>& spans = compile < 0 ? m_trace.spans : m_trace.compiles[size_t(compile)].spans;
     auto readArgs = [&](TraceSpan& s) {
         if (const json* args = member(ev, "args"); args && args->is_object())
-            for (auto it = args->begin(); it != args->end(); ++it)
-                s.args[it.key()] = textOf(*it);
+            for (auto it = args->begin(); it != args->end(); ++it) {
+                std::string text = textOf(*it);
+                // The cache events' "components" (hundreds of KB, also in the fx_graph_cache_* /
+                // aotautograd_cache_* artifacts) would otherwise be a third of what a trace holds.
+                if (text.size() > m_options.maxSpanArgBytes) {
+                    text.resize(size_t(m_options.maxSpanArgBytes));
+                    text += "...";
+                    text.shrink_to_fit();
+                }
+                s.args[it.key()] = std::move(text);
+            }
     };
     if (ph == "B" || ph == "X" || ph == "i" || ph == "I" || ph == "n") {
         TraceSpan s;
@@ -640,6 +649,9 @@ void TraceReader::handle(Record& r)
     p.place = r.place;
     if (r.expectsPayload) {
         p.text = std::move(r.payload);
+        // The payload grew line by line (capacity doubling): up to 2x its size. Kept texts are most
+        // of what a trace holds (63 of a 112 MiB log's bytes in bench/trace_bench.cpp), so trim them.
+        p.text.shrink_to_fit();
         p.md5Ok = r.md5Ok;
     } else if (value) {
         p.text = textOf(v); // a record without a payload: its metadata, held to the same limit
