@@ -10,7 +10,10 @@
 # the benchmark read (written to build/bench-fx-decoder80.py; scripts/bench_fx_read.py), and
 # BM_ReadPickle_Snapshot100MB against pickletools.genops and pickle.loads of the 100 MiB pickle it
 # read (build/bench-snapshot100.pickle, made once by scripts/bench_pickle.py), and BM_Store_* against
-# the sqlite3 command-line tool's .import of the same rows as CSV (scripts/bench_storage.py).
+# the sqlite3 command-line tool's .import of the same rows as CSV (scripts/bench_storage.py), and
+# BM_ReadTorchTrace against a Python reader (json.loads, hashlib.md5, a dict of lists) of the
+# 110 MiB TORCH_TRACE log it read (build/bench-trace-110mib.log, made once by scripts/bench_trace.py
+# from tests/data/real/compile/c_trace.log; its peak RSS measured again with the benchmark alone).
 # Environment: ACLGI_BUILD_DIR (default build) builds and runs in another build dir;
 # ACLGI_BENCH_PY_REPEAT (default 20) is the number of timed ast.parse runs.
 # Not part of scripts/run-tests.sh (which only checks that the benchmarks build): timings on a
@@ -36,9 +39,14 @@ pickle_file=$build_dir/bench-snapshot100.pickle # the pickle BM_ReadPickle_* rea
 if [[ ! -f "$pickle_file" ]]; then
     python3 scripts/bench_pickle.py make "$pickle_file"
 fi
+trace_file=$build_dir/bench-trace-110mib.log # the TORCH_TRACE log BM_ReadTorchTrace reads, and Python after it
+if [[ ! -f "$trace_file" ]]; then
+    # Needs the real log (tests/data/real/compile/c_trace.log); without it BM_ReadTorchTrace says so.
+    python3 scripts/bench_trace.py make "$trace_file" --mib 110 || echo "bench.sh: no TORCH_TRACE log for BM_ReadTorchTrace" >&2
+fi
 store_dir=$build_dir/bench-store # the project files BM_Store_* leave, for the sqlite3 .import baseline
 rm -rf "$store_dir"
-ACLGI_BENCH_STORE_DIR="$store_dir" ACLGI_BENCH_PICKLE="$pickle_file" ACLGI_BENCH_FX_OUT="$fx_file" "$bench" --benchmark_out="$out" --benchmark_out_format=json "$@"
+ACLGI_BENCH_TRACE="$trace_file" ACLGI_BENCH_STORE_DIR="$store_dir" ACLGI_BENCH_PICKLE="$pickle_file" ACLGI_BENCH_FX_OUT="$fx_file" "$bench" --benchmark_out="$out" --benchmark_out_format=json "$@"
 echo "bench.sh: JSON results in $out"
 
 # Speed is reported as a ratio against a baseline measured in the same run, never asserted: the
@@ -86,6 +94,10 @@ python3 scripts/bench_fx_read.py "$out" "$fx_file" || echo "bench.sh: could not 
 
 # BM_ReadPickle_Snapshot100MB against pickletools.genops and pickle.loads of the same file.
 python3 scripts/bench_pickle.py compare "$out" "$pickle_file" || echo "bench.sh: could not compare $out with pickletools" >&2
+
+# BM_ReadTorchTrace against Python's json.loads + hashlib.md5 of the same log, timed now (3 runs, each
+# a fresh process), and the reader's peak RSS against the file size.
+python3 scripts/bench_trace.py compare "$out" "$trace_file" --bench "$bench" || echo "bench.sh: could not compare $out with the Python trace reader" >&2
 
 # BM_Store_* against the sqlite3 command-line tool's .import of the same rows as CSV, timed now.
 python3 scripts/bench_storage.py "$out" "$store_dir" || echo "bench.sh: could not compare $out with sqlite3 .import" >&2

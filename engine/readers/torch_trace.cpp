@@ -233,6 +233,39 @@ std::string textOf(const json& j)
     return j.dump(-1, ' ', false, json::error_handler_t::replace);
 }
 
+// textOf cut to `cap` bytes with "..." appended when longer. An array or object is written one member
+// at a time (the same text as dump(), which puts no spaces between members) and stops once past the
+// cap, so a long list is never serialized whole only to be cut.
+std::string textOfCapped(const json& j, uint64_t cap)
+{
+    std::string text;
+    if (j.is_array() || j.is_object()) {
+        const bool object = j.is_object();
+        text += object ? '{' : '[';
+        bool firstMember = true;
+        for (auto it = j.begin(); it != j.end() && text.size() <= cap; ++it) {
+            if (!firstMember)
+                text += ',';
+            firstMember = false;
+            if (object) {
+                text += json(it.key()).dump(-1, ' ', false, json::error_handler_t::replace);
+                text += ':';
+            }
+            text += it->dump(-1, ' ', false, json::error_handler_t::replace);
+        }
+        if (text.size() <= cap)
+            text += object ? '}' : ']';
+    } else {
+        text = textOf(j);
+    }
+    if (text.size() > cap) {
+        text.resize(size_t(cap));
+        text += "...";
+        text.shrink_to_fit();
+    }
+    return text;
+}
+
 int clampInt(int64_t v)
 {
     return v < INT32_MIN ? INT32_MIN : v > INT32_MAX ? INT32_MAX : int(v);
@@ -566,8 +599,10 @@ void TraceReader::addSpan(const Record& r, long compile)
     std::vector<TraceSpan>& spans = compile < 0 ? m_trace.spans : m_trace.compiles[size_t(compile)].spans;
     auto readArgs = [&](TraceSpan& s) {
         if (const json* args = member(ev, "args"); args && args->is_object())
+            // The cache events' "components" (hundreds of KB, also in the fx_graph_cache_* /
+            // aotautograd_cache_* artifacts) would otherwise be a third of what a trace holds.
             for (auto it = args->begin(); it != args->end(); ++it)
-                s.args[it.key()] = textOf(*it);
+                s.args[it.key()] = textOfCapped(*it, m_options.maxSpanArgBytes);
     };
     if (ph == "B" || ph == "X" || ph == "i" || ph == "I" || ph == "n") {
         TraceSpan s;
@@ -640,6 +675,9 @@ void TraceReader::handle(Record& r)
     p.place = r.place;
     if (r.expectsPayload) {
         p.text = std::move(r.payload);
+        // The payload grew line by line (capacity doubling): up to 2x its size. Kept texts are most
+        // of what a trace holds (63 of a 112 MiB log's bytes in bench/trace_bench.cpp), so trim them.
+        p.text.shrink_to_fit();
         p.md5Ok = r.md5Ok;
     } else if (value) {
         p.text = textOf(v); // a record without a payload: its metadata, held to the same limit

@@ -76,7 +76,9 @@ struct TraceSpan {
     double startUs = 0;
     double endUs = 0; ///< == startUs when the end is missing (cut log)
     bool ended = false;
-    std::map<std::string, std::string> args; ///< string form of each arg
+    /// String form of each arg (JSON text unless a string), cut to TraceReadOptions::maxSpanArgBytes
+    /// with "..." appended when longer.
+    std::map<std::string, std::string> args;
 };
 
 /// Everything the log says about one compile id, in log order within each list.
@@ -129,6 +131,9 @@ struct TraceReadOptions {
     std::function<bool(uint64_t done, uint64_t total)> progress;
     /// Payload text kept per record at most (longer payloads are cut with a diagnostic).
     uint64_t maxPayloadBytes = uint64_t(256) << 20;
+    /// A chromium event's arg kept per value at most (longer ones are cut, "..." appended, no
+    /// diagnostic): the cache events' "components" lists repeat what their artifacts hold in full.
+    uint64_t maxSpanArgBytes = 4096;
 };
 
 /// Is this (the first bytes of a file) a structured trace? True when the first non-empty line is a

@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <fstream>
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 #include <random>
 #include <string>
 #include <sys/stat.h>
@@ -553,4 +554,42 @@ TEST(TorchTraceReal, MaxPayloadBytesHoldsForEveryKeptText)
     }
     EXPECT_TRUE(hasDiagnostic(t, "cut to 4096"));
     EXPECT_TRUE(hasDiagnostic(t, "metadata of 'guard_added_fast'"));
+}
+
+TEST(TorchTraceReal, LongSpanArgsAreCut)
+{
+    // The cache events' "components" args are hundreds of KB (and repeat their artifacts): cut to
+    // maxSpanArgBytes + "...", the rest of every arg whole. Found by bench/trace_bench.cpp (peak RSS).
+    TraceReadOptions whole;
+    whole.maxSpanArgBytes = uint64_t(1) << 30;
+    const TorchTrace full = readOk(kTwoFunctions, whole);
+    const TorchTrace cut = readOk(kTwoFunctions);
+    ASSERT_EQ(full.compiles.size(), cut.compiles.size());
+    size_t longArgs = 0, longLists = 0;
+    for (size_t i = 0; i < full.compiles.size(); ++i) {
+        const auto& a = full.compiles[i].spans;
+        const auto& b = cut.compiles[i].spans;
+        ASSERT_EQ(a.size(), b.size());
+        for (size_t s = 0; s < a.size(); ++s) {
+            ASSERT_EQ(a[s].args.size(), b[s].args.size()) << a[s].name;
+            for (const auto& [key, value] : a[s].args) {
+                const std::string& kept = b[s].args.at(key);
+                if (value.size() <= 4096) {
+                    EXPECT_EQ(kept, value) << a[s].name << "." << key;
+                    continue;
+                }
+                ++longArgs;
+                // "components" is a JSON list in the log (other long args, like dynamo_config, are strings):
+                // written member by member, the whole value is still exactly the list's compact dump.
+                if (key == "components") {
+                    ++longLists;
+                    EXPECT_EQ(nlohmann::json::parse(value).dump(), value) << a[s].name;
+                }
+                EXPECT_EQ(kept, value.substr(0, 4096) + "...") << a[s].name << "." << key;
+                EXPECT_LE(kept.capacity(), 2 * kept.size()); // the long text is not held behind it
+            }
+        }
+    }
+    EXPECT_GT(longArgs, 0u); // two_functions.log has cache events with long components
+    EXPECT_GT(longLists, 0u);
 }
