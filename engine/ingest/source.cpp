@@ -131,12 +131,25 @@ Result<FolderContents> examineFolderAt(const fs::path& path, int depth)
     FolderContents out;
     std::set<SourceKind> kinds;
     std::map<SourceKind, std::string> evidence;
+    std::vector<FileClass> classes;
+    std::set<fs::path> debugDirs; // folders that hold stage dumps or a debug tree's files
     for (const fs::path& rel : *files) {
-        FileClass c = classifyInFolder(path, rel);
+        classes.push_back(classifyInFolder(path, rel));
+        if (classes.back().known && classes.back().detected.kind == SourceKind::DebugDir)
+            debugDirs.insert(rel.parent_path());
+    }
+    for (size_t i = 0; i < files->size(); ++i) {
+        FileClass& c = classes[i];
+        const fs::path& rel = (*files)[i];
         if (!c.known) {
             out.skipped.push_back((path / rel).string() + ": " + c.whyNot);
             continue;
         }
+        // A generated module or graph beside stage dumps (a model's forward/output_code.py) is part
+        // of that debug folder.
+        if (debugDirs.count(rel.parent_path()) && c.detected.kind != SourceKind::CacheFile)
+            c.detected = { SourceKind::DebugDir, "TORCH_COMPILE_DEBUG's layout (beside the stage dumps in "
+                    + rel.parent_path().generic_string() + ")" };
         SourceKind k = c.detected.kind == SourceKind::CacheFile ? SourceKind::CacheDir : c.detected.kind;
         kinds.insert(k);
         evidence.emplace(k, c.detected.evidence);

@@ -146,7 +146,9 @@ if runs:
         check([(s["pass"], s["nodes"]) for s in groups[0]["stages"]]
               == [("fx_graph_readable", 209), ("fx_graph_transformed", 207)], f"model__0 stages {groups[0]['stages']}")
     expect_ok("simulate", run_dir)
-    expect_ok("passes", run_dir)
+    # Three groups: passes asks which one, as it does for TorchAir's folders.
+    expect_refused(run_dir, "passes", run_dir, words="--graph model__0/inference")
+    expect_ok("passes", run_dir, "--graph", "model__0/inference")
     expect_ok("report", run_dir, "-o", TMP / "d.html")
     model0 = run_dir / "torchinductor" / "model__0_inference_0.0"
     for name in ("output_code.py", "fx_graph_runnable.py", "fx_graph_readable.py", "fx_graph_transformed.py"):

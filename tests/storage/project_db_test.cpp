@@ -193,7 +193,7 @@ TEST_F(ProjectDb, MigratesVersion1WithRows)
     }
     auto db = openProject(path);
     ASSERT_TRUE(db.ok()) << db.error().toString();
-    EXPECT_EQ(*db->userVersion(), 2);
+    EXPECT_EQ(*db->userVersion(), kSchemaVersion);
     auto s = db->prepare("SELECT id, path, kind, content_hash FROM sources");
     ASSERT_TRUE(*s->step());
     EXPECT_EQ(s->columnText(1), "/m/a.py");
@@ -256,3 +256,36 @@ TEST_F(ProjectDb, CorruptPagesGiveErrors)
 }
 
 } // namespace
+
+// Version 3 adds what told an input's kind, why a graph has no metadata, and whether a pass report
+// was measured: a v2 project's rows keep their values and read as told by nothing, with metadata,
+// and measured (v2 stored only measured figures or zeros it logged as not measured).
+TEST_F(ProjectDb, MigratesVersion2WithRows)
+{
+    const std::string path = file("v2.aclgi");
+    {
+        auto v2 = openProject(path, {}, 2);
+        ASSERT_TRUE(v2.ok()) << v2.error().toString();
+        ASSERT_TRUE(v2->exec("INSERT INTO sources(id, path, kind, size, content_hash, imported_at) "
+                             "VALUES (1, '/m/a.py', 'fx_graph', 10, 'h1', '2026-01-01T00:00:00Z');"
+                             "INSERT INTO graphs(id, source_id, name) VALUES (1, 1, 'g');"
+                             "INSERT INTO nodes(graph_id, idx, name, op, input_kind) VALUES (1, 0, 'x', 'placeholder', 'user_input');"
+                             "INSERT INTO pass_reports(graph_id, pos, name, enabled, peak_bytes_before) VALUES (1, 0, 'p', 1, 512);")
+                        .ok());
+    }
+    auto db = openProject(path);
+    ASSERT_TRUE(db.ok()) << db.error().toString();
+    EXPECT_EQ(*db->userVersion(), 3);
+    auto n = db->prepare("SELECT input_kind, input_kind_from FROM nodes");
+    ASSERT_TRUE(n.ok() && *n->step());
+    EXPECT_EQ(n->columnText(0), "user_input");
+    EXPECT_EQ(n->columnText(1), "");
+    auto g = db->prepare("SELECT metadata_missing FROM graphs");
+    ASSERT_TRUE(g.ok() && *g->step());
+    EXPECT_EQ(g->columnText(0), "");
+    auto p = db->prepare("SELECT peak_bytes_before, measured, unmeasured_why FROM pass_reports");
+    ASSERT_TRUE(p.ok() && *p->step());
+    EXPECT_EQ(p->columnInt(0), 512);
+    EXPECT_EQ(p->columnInt(1), 1);
+    EXPECT_EQ(p->columnText(2), "");
+}
