@@ -102,18 +102,19 @@ std::string exprList(const std::vector<SymExpr>& v)
 
 // The annotation form of the readers: "f32[4, 8][8, 1]npu:0" (no stride brackets when none were
 // printed), "+offset" when the storage offset is not 0.
-std::string tensorText(const TensorMeta& t, bool withStride)
+std::string tensorText(const TensorMeta& t, bool withStride, bool withDevice = true)
 {
     std::string s = dtypeShortName(t.dtype) + exprList(t.shape);
     if (withStride && !t.stride.empty())
         s += exprList(t.stride);
-    s += t.device;
+    if (withDevice)
+        s += t.device;
     if (t.storageOffset != 0)
         s += "+" + std::to_string(t.storageOffset);
     return s;
 }
 
-std::string metaText(const Node& n, bool withStride)
+std::string metaText(const Node& n, bool withStride, bool withDevice = true)
 {
     if (n.outputs.empty()) {
         const auto c = n.symbol.constantValue();
@@ -122,11 +123,23 @@ std::string metaText(const Node& n, bool withStride)
         return "None";
     }
     if (n.outputs.size() == 1)
-        return tensorText(n.outputs[0], withStride);
+        return tensorText(n.outputs[0], withStride, withDevice);
     std::string s = "(";
     for (size_t i = 0; i < n.outputs.size(); ++i)
-        s += (i ? ", " : "") + tensorText(n.outputs[i], withStride);
+        s += (i ? ", " : "") + tensorText(n.outputs[i], withStride, withDevice);
     return s + ")";
+}
+
+// Devices, like strides, are compared only where both sides printed them (print_readable()
+// without include_device prints none: an unknown device is no change).
+bool bothHaveDevices(const Node& a, const Node& b)
+{
+    if (a.outputs.size() != b.outputs.size())
+        return true;
+    for (size_t i = 0; i < a.outputs.size(); ++i)
+        if (a.outputs[i].device.empty() || b.outputs[i].device.empty())
+            return false;
+    return true;
 }
 
 // Strides are compared only where both sides printed them (see the header).
@@ -201,7 +214,8 @@ std::vector<FieldChange> compareNodes(const Node& a, const Node& b)
     if (!sameKwargs(a.kwargs, b.kwargs))
         out.push_back({ "kwargs", kwargsText(a.kwargs), kwargsText(b.kwargs) });
     const bool strides = bothHaveStrides(a, b);
-    const std::string ma = metaText(a, strides), mb = metaText(b, strides);
+    const bool devices = bothHaveDevices(a, b);
+    const std::string ma = metaText(a, strides, devices), mb = metaText(b, strides, devices);
     if (ma != mb)
         out.push_back({ "meta", ma, mb });
     if (a.op == NodeOp::Placeholder && b.op == NodeOp::Placeholder && a.inputKind != b.inputKind)

@@ -176,8 +176,11 @@ Result<void> rewrite(
         if (auto r = insertBefore(first, std::move(enter)); !r)
             return r.error();
     }
+    // The cat's own device (TorchAir passes cat's meta device); a file that printed none leaves it
+    // unknown, shown as device=None rather than made up.
     Node empty = detail::callNode(g, "aten.empty.memory_format", { Arg::list(shape) },
-        { { "dtype", detail::strArg(torchDType(outMeta.dtype)) }, { "device", detail::strArg(outMeta.device) },
+        { { "dtype", detail::strArg(torchDType(outMeta.dtype)) },
+            { "device", outMeta.device.empty() ? Arg() : detail::strArg(outMeta.device) },
             { "pin_memory", detail::boolArg(false) }, { "memory_format", Arg() } },
         { outMeta });
     auto emptyName = insertBefore(first, std::move(empty));

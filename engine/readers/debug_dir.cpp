@@ -327,8 +327,8 @@ void completeFromRunnable(DebugStage& st, const FxRunnable& runnable)
             oneDevice = false;
     }
     int inputs = 0, others = 0;
-    // The readers' default device, kept when an annotation prints none.
-    const std::string unprinted = TensorMeta().device;
+    // The readers leave the device empty when an annotation prints none.
+    const std::string unprinted;
     for (Node& n : st.graph->nodes) {
         if (n.op == NodeOp::Placeholder) {
             const RunnableInput* in = runnable.input(n.name);

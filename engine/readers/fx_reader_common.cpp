@@ -195,6 +195,11 @@ Result<Annotation> parseAnnotationAt(std::string_view text, std::vector<std::str
                 "unexpected text '" + std::string(device.substr(0, 40))
                     + "' after the sizes (expected a device such as 'cuda:0')");
         meta.device = std::string(device);
+    } else {
+        // print_readable() without include_device prints none: the device is unknown, not npu:0
+        // (TensorMeta's default is for scenarios, which name theirs). Empty still counts as on the
+        // device (TensorMeta::onDevice), and the writer prints the annotation without one again.
+        meta.device.clear();
     }
     a.symbolic = meta.isSymbolic();
     a.tensors.push_back(std::move(meta));

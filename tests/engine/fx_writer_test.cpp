@@ -16,15 +16,16 @@ TEST(FxWriter, WritesPyTorchLayout)
 {
     auto r = readOk("print_readable_simple.py");
     ASSERT_EQ(r.graphs.size(), 1u);
+    // The file printed no device, so none is written back (an unknown device is never made up).
     EXPECT_EQ(writeFxCode(r.graphs[0]),
         "class GraphModule(torch.nn.Module):\n"
-        "    def forward(self, arg0_1: \"f32[4, 4][4, 1]npu:0\", arg1_1: \"f32[4][1]npu:0\"):\n"
+        "    def forward(self, arg0_1: \"f32[4, 4][4, 1]\", arg1_1: \"f32[4][1]\"):\n"
         "\n"
         "        # File: /home/user/model.py:12 in forward, code: y = x @ x\n"
-        "        mm: \"f32[4, 4][4, 1]npu:0\" = torch.ops.aten.mm.default(arg0_1, arg0_1);  arg0_1 = None\n"
+        "        mm: \"f32[4, 4][4, 1]\" = torch.ops.aten.mm.default(arg0_1, arg0_1);  arg0_1 = None\n"
         "\n"
         "        # File: /home/user/model.py:13 in forward, code: return y + b\n"
-        "        add: \"f32[4, 4][4, 1]npu:0\" = torch.ops.aten.add.Tensor(mm, arg1_1);  mm = arg1_1 = None\n"
+        "        add: \"f32[4, 4][4, 1]\" = torch.ops.aten.add.Tensor(mm, arg1_1);  mm = arg1_1 = None\n"
         "        return (add,)\n");
 }
 
