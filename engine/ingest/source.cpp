@@ -66,11 +66,6 @@ namespace {
 
 bool startsWith(const std::string& s, std::string_view p) { return s.compare(0, p.size(), p) == 0; }
 
-bool endsWith(const std::string& s, std::string_view p)
-{
-    return s.size() >= p.size() && s.compare(s.size() - p.size(), p.size(), p) == 0;
-}
-
 /// Does a relative path lie in a TORCH_COMPILE_DEBUG tree? Its folders name it: run_<time>-pid_<n>,
 /// torch_compile_debug, TorchAir's torchair/ and npugraph_ex/, PyTorch's torchinductor/ and
 /// torchdynamo/, or a model__<n> folder of either (torch/_dynamo/utils.py get_debug_dir,

@@ -166,8 +166,9 @@ TEST(FxReal, OtherFormsMatchTheirIndependentCounts)
         for (size_t k = 0; k < graphs.size(); ++k) {
             const Graph& g = r->graphs[k];
             const auto& e = graphs[k];
-            if (fragments)
+            if (fragments) {
                 EXPECT_EQ(g.id, "fragment_" + std::to_string(e.at("fragment").get<int>()));
+            }
             EXPECT_EQ(g.nodes.size(), e.at("nodes").get<size_t>());
             std::vector<std::string> placeholders;
             for (int i : g.placeholders())
@@ -269,8 +270,9 @@ TEST(FxReal, FolderReadsCleanlyWhenGiven)
     for (const std::string& f : files) {
         auto r = readFxFile(d + f);
         EXPECT_TRUE(r.ok()) << (r.ok() ? std::string() : r.error().toString());
-        if (r.ok())
+        if (r.ok()) {
             EXPECT_TRUE(r->diagnostics.empty()) << r->diagnostics.front().toString();
+        }
     }
 }
 

@@ -310,10 +310,12 @@ def call(args):
     for (const PlanStep& s : c.plan) {
         if (s.kind == PlanStep::Kind::Alloc)
             devices.push_back(s.meta->device);
-        if (s.kind == PlanStep::Kind::Launch && s.name == "cpp_fused_mul_1")
+        if (s.kind == PlanStep::Kind::Launch && s.name == "cpp_fused_mul_1") {
             EXPECT_EQ(s.uses, std::vector<std::string>({ "arg1_1", "buf1" }));
-        if (s.kind == PlanStep::Kind::Launch && s.name == "triton_poi_fused_add_0")
+        }
+        if (s.kind == PlanStep::Kind::Launch && s.name == "triton_poi_fused_add_0") {
             EXPECT_EQ(s.writes, std::vector<std::string>({ "buf0" }));
+        }
     }
     EXPECT_EQ(devices, std::vector<std::string>({ "cuda:0", "cpu" }));
     // arg1_1 has no assert_size_stride (a CPU input): said, not guessed.
