@@ -193,7 +193,7 @@ TEST_F(ProjectDb, MigratesVersion1WithRows)
     }
     auto db = openProject(path);
     ASSERT_TRUE(db.ok()) << db.error().toString();
-    EXPECT_EQ(*db->userVersion(), 2);
+    EXPECT_EQ(*db->userVersion(), kSchemaVersion);
     auto s = db->prepare("SELECT id, path, kind, content_hash FROM sources");
     ASSERT_TRUE(*s->step());
     EXPECT_EQ(s->columnText(1), "/m/a.py");
