@@ -111,7 +111,8 @@ std::string str(const nlohmann::json& o, const char* key)
 
 std::string traceCompileGroup(const TraceCompile& compile, std::optional<int> rank, bool severalRanks)
 {
-    std::string model = (severalRanks && rank ? "rank " + std::to_string(*rank) + ": " : std::string()) + compile.id.text();
+    std::string model
+        = (severalRanks && rank ? "rank " + std::to_string(*rank) + ": " : std::string()) + compile.id.text();
     const std::string phase = phaseOf(compile);
     return phase.empty() ? model : model + "/" + phase;
 }
@@ -129,8 +130,8 @@ Result<void> writeTraceCompiles(WriteContext& ctx, int64_t sourceId, const std::
         "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
     if (!c)
         return c.error();
-    auto s = ctx.db().prepare(
-        "INSERT INTO trace_spans(source_id, rank, compile_id, name, category, start_us, end_us) VALUES (?, ?, ?, ?, ?, ?, ?)");
+    auto s = ctx.db().prepare("INSERT INTO trace_spans(source_id, rank, compile_id, name, category, start_us, end_us) "
+                              "VALUES (?, ?, ?, ?, ?, ?, ?)");
     if (!s)
         return s.error();
     for (const TorchTrace& t : traces) {
@@ -158,10 +159,12 @@ Result<void> writeTraceCompiles(WriteContext& ctx, int64_t sourceId, const std::
             else
                 c->bindNull(12);
             c->bind(13, std::string_view(compile.failType)).bind(14, std::string_view(compile.failReason));
-            c->bind(15, int64_t(compile.graphs.size())).bind(16, std::string_view(jsonStringArray(compile.recompileReasons)));
+            c->bind(15, int64_t(compile.graphs.size()))
+                .bind(16, std::string_view(jsonStringArray(compile.recompileReasons)));
             c->bind(17, std::string_view(compile.metricsJson)).bind(18, std::string_view(cappedGuards(compile.guards)));
             c->bind(19, std::string_view(sourcesJson(compile))).bind(20, std::string_view(symbolsJson(compile)));
-            c->bind(21, std::string_view(jsonStringArray(compile.stack))).bind(22, std::string_view(artifactNames(compile)));
+            c->bind(21, std::string_view(jsonStringArray(compile.stack)))
+                .bind(22, std::string_view(artifactNames(compile)));
             if (auto r = insertRow(ctx, *c); !r)
                 return r;
             if (auto r = writeSpans(ctx, *s, sourceId, t.rank, &id, compile.spans); !r)

@@ -20,7 +20,8 @@ constexpr size_t kMaxTraceGuardsBytes = size_t(256) << 10;
 /// The group label traceGraphGroups gives a compile (graphs.grp of its graphs): its compile id, with
 /// "rank N: " before it when `severalRanks`, then "/inference", "/forward" or "/backward" from its AOT
 /// graph ("0/0/inference").
-std::string traceCompileGroup(const engine::readers::trace::TraceCompile& compile, std::optional<int> rank, bool severalRanks);
+std::string traceCompileGroup(
+    const engine::readers::trace::TraceCompile& compile, std::optional<int> rank, bool severalRanks);
 
 /// Writes every compile and span of `traces` (one per rank log) under `sourceId`.
 Result<void> writeTraceCompiles(

@@ -149,7 +149,8 @@ TEST(TraceStore, CacheSummary)
 {
     EXPECT_EQ(traceCacheSummary(""), "");
     EXPECT_EQ(traceCacheSummary("not json"), "");
-    EXPECT_EQ(traceCacheSummary("{\"inductor_fx_local_cache_hit_count\":0,\"inductor_fx_local_cache_miss_count\":0}"), "");
+    EXPECT_EQ(
+        traceCacheSummary("{\"inductor_fx_local_cache_hit_count\":0,\"inductor_fx_local_cache_miss_count\":0}"), "");
     EXPECT_EQ(traceCacheSummary("{\"inductor_fx_remote_cache_hit_count\":2,\"inductor_fx_local_cache_miss_count\":1}"),
         "FX hit+miss");
 }
