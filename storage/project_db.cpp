@@ -309,6 +309,7 @@ CREATE TABLE trace_compiles (
   id INTEGER PRIMARY KEY,
   source_id INTEGER NOT NULL REFERENCES sources(id) ON DELETE CASCADE,
   rank INTEGER,
+  log TEXT NOT NULL DEFAULT '',
   compile_id TEXT NOT NULL,
   frame INTEGER NOT NULL,
   frame_compile INTEGER NOT NULL,

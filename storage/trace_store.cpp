@@ -124,10 +124,10 @@ Result<void> writeTraceCompiles(WriteContext& ctx, int64_t sourceId, const std::
         ranks.insert(t.rank ? *t.rank : -1);
     const bool severalRanks = ranks.size() > 1;
     auto c = ctx.db().prepare(
-        "INSERT INTO trace_compiles(source_id, rank, compile_id, frame, frame_compile, attempt, grp, phase, "
+        "INSERT INTO trace_compiles(source_id, rank, log, compile_id, frame, frame_compile, attempt, grp, phase, "
         "first_line, start_us, end_us, compile_seconds, fail_type, fail_reason, graph_count, recompile_reasons, "
         "metrics, guards, sources, symbols, stack, artifacts) "
-        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
+        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
     if (!c)
         return c.error();
     auto s = ctx.db().prepare("INSERT INTO trace_spans(source_id, rank, compile_id, name, category, start_us, end_us) "
@@ -139,10 +139,11 @@ Result<void> writeTraceCompiles(WriteContext& ctx, int64_t sourceId, const std::
             const std::string id = compile.id.text();
             c->bind(1, sourceId);
             bindRank(*c, 2, t.rank);
-            c->bind(3, std::string_view(id)).bind(4, int64_t(compile.id.frame));
-            c->bind(5, int64_t(compile.id.frameCompile)).bind(6, int64_t(compile.id.attempt));
-            c->bind(7, std::string_view(traceCompileGroup(compile, t.rank, severalRanks)));
-            c->bind(8, std::string_view(phaseOf(compile))).bind(9, int64_t(compile.first.line));
+            c->bind(3, std::string_view(t.path));
+            c->bind(4, std::string_view(id)).bind(5, int64_t(compile.id.frame));
+            c->bind(6, int64_t(compile.id.frameCompile)).bind(7, int64_t(compile.id.attempt));
+            c->bind(8, std::string_view(traceCompileGroup(compile, t.rank, severalRanks)));
+            c->bind(9, std::string_view(phaseOf(compile))).bind(10, int64_t(compile.first.line));
             double start = 0, end = 0;
             bool any = false;
             for (const TraceSpan& span : compile.spans) {
@@ -151,20 +152,20 @@ Result<void> writeTraceCompiles(WriteContext& ctx, int64_t sourceId, const std::
                 any = true;
             }
             if (any)
-                c->bind(10, start).bind(11, end);
+                c->bind(11, start).bind(12, end);
             else
-                c->bindNull(10).bindNull(11);
+                c->bindNull(11).bindNull(12);
             if (compile.compileSeconds >= 0)
-                c->bind(12, compile.compileSeconds);
+                c->bind(13, compile.compileSeconds);
             else
-                c->bindNull(12);
-            c->bind(13, std::string_view(compile.failType)).bind(14, std::string_view(compile.failReason));
-            c->bind(15, int64_t(compile.graphs.size()))
-                .bind(16, std::string_view(jsonStringArray(compile.recompileReasons)));
-            c->bind(17, std::string_view(compile.metricsJson)).bind(18, std::string_view(cappedGuards(compile.guards)));
-            c->bind(19, std::string_view(sourcesJson(compile))).bind(20, std::string_view(symbolsJson(compile)));
-            c->bind(21, std::string_view(jsonStringArray(compile.stack)))
-                .bind(22, std::string_view(artifactNames(compile)));
+                c->bindNull(13);
+            c->bind(14, std::string_view(compile.failType)).bind(15, std::string_view(compile.failReason));
+            c->bind(16, int64_t(compile.graphs.size()))
+                .bind(17, std::string_view(jsonStringArray(compile.recompileReasons)));
+            c->bind(18, std::string_view(compile.metricsJson)).bind(19, std::string_view(cappedGuards(compile.guards)));
+            c->bind(20, std::string_view(sourcesJson(compile))).bind(21, std::string_view(symbolsJson(compile)));
+            c->bind(22, std::string_view(jsonStringArray(compile.stack)))
+                .bind(23, std::string_view(artifactNames(compile)));
             if (auto r = insertRow(ctx, *c); !r)
                 return r;
             if (auto r = writeSpans(ctx, *s, sourceId, t.rank, &id, compile.spans); !r)
@@ -216,7 +217,7 @@ Result<std::vector<StoredTraceCompile>> readTraceCompiles(Database& db, std::opt
     auto s = db.prepare(
         "SELECT id, source_id, rank, compile_id, frame, frame_compile, attempt, grp, phase, first_line, start_us, "
         "end_us, compile_seconds, fail_type, fail_reason, graph_count, recompile_reasons, metrics, guards, sources, "
-        "symbols, stack, artifacts, (SELECT path FROM sources WHERE sources.id = source_id) "
+        "symbols, stack, artifacts, (SELECT path FROM sources WHERE sources.id = source_id), log "
         "FROM trace_compiles WHERE ?1 IS NULL OR source_id = ?1 ORDER BY source_id, rank, id");
     if (!s)
         return s.error();
@@ -274,6 +275,7 @@ Result<std::vector<StoredTraceCompile>> readTraceCompiles(Database& db, std::opt
         c.artifacts = parseList(s->columnText(22));
         c.cache = traceCacheSummary(c.metricsJson);
         c.sourcePath = optionalText(*s, 23).value_or("");
+        c.log = s->columnText(24);
         out.push_back(std::move(c));
         return {};
     });

@@ -46,6 +46,7 @@ struct StoredTraceCompile {
     int64_t id = 0;
     int64_t sourceId = 0;
     std::string sourcePath; ///< sources.path of its source
+    std::string log; ///< the log file it is in (one per rank in a folder)
     std::optional<int> rank;
     std::string compileId; ///< "0/1"
     int frame = -1, frameCompile = -1, attempt = 0;

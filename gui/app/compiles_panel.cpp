@@ -188,8 +188,8 @@ CompilesPanel::CompilesPanel(QWidget* parent)
     m_filter->setObjectName("compilesFilter");
     m_table->setObjectName("compilesTable");
     m_table->setColumnCount(ColCount);
-    m_table->setHorizontalHeaderLabels({ "Log", "Rank", "Compile", "Phase", "Start", "Compile time", "Graphs", "Cache",
-        "Failure", "Recompile reason" });
+    m_table->setHorizontalHeaderLabels(
+        { "Log", "Rank", "Compile", "Phase", "Start", "Time", "Graphs", "Cache", "Failure", "Recompile reason" });
     m_table->setEditTriggers(QAbstractItemView::NoEditTriggers);
     m_table->setSelectionBehavior(QAbstractItemView::SelectRows);
     m_table->setSelectionMode(QAbstractItemView::SingleSelection);
@@ -226,6 +226,7 @@ CompilesPanel::CompilesPanel(QWidget* parent)
     connect(m_table, &QTableWidget::currentCellChanged, this, [this](int row, int, int, int) { showDetails(row); });
     connect(m_table, &QTableWidget::cellDoubleClicked, this, [this](int row, int) { activateRow(row); });
     m_timeline->onPick = [this](int index) { selectRow(index); };
+    connect(m_split, &QSplitter::splitterMoved, this, [this] { m_userSplit = true; });
 }
 
 CompilesPanel::~CompilesPanel() = default;
@@ -391,25 +392,22 @@ void CompilesPanel::fill()
     }
     m_table->setColumnHidden(ColSource, !severalSources);
     m_table->setColumnHidden(ColRank, !anyRank);
+    // One phase for all (the usual inference-only trace): said once in the title, not in a column.
+    bool onePhase = true;
+    for (const auto& c : cs)
+        onePhase &= c.phase == cs.front().phase;
+    m_table->setColumnHidden(ColPhase, onePhase);
     m_table->resizeColumnsToContents();
     // A long failure or reason is not allowed to push the others out of sight: it keeps a width the
     // table can show, its whole text in the tooltip and the details.
     for (int col : { int(ColFailure), int(ColReason) })
         m_table->setColumnWidth(col, std::min(m_table->columnWidth(col), 420));
-    // The table as wide as its columns when the panel has room, the details the rest (at least 320).
-    int wanted = 2 * m_table->frameWidth() + m_table->verticalScrollBar()->sizeHint().width();
-    for (int col = 0; col < ColCount; ++col)
-        if (!m_table->isColumnHidden(col))
-            wanted += m_table->columnWidth(col);
-    const int total = m_split->width() - m_split->handleWidth();
-    if (total > 0) {
-        const int left = std::max(total / 2, std::min(wanted, total - 320));
-        m_split->setSizes({ left, total - left });
-    }
+    fitSplit();
     fitReasonColumn();
-    m_title->setText(QString("%1 compile%2 · %3 recompiled · %4 failed")
+    m_title->setText(QString("%1 compile%2%3 · %4 recompiled · %5 failed")
                          .arg(cs.size())
                          .arg(cs.size() == 1 ? "" : "s")
+                         .arg(onePhase && !cs.front().phase.empty() ? " (" + qs(cs.front().phase) + ")" : QString())
                          .arg(recompiles)
                          .arg(failures));
     // The compile of the graph on screen, else the latest compile: its recompile reasons list every
@@ -417,6 +415,29 @@ void CompilesPanel::fill()
     setFilter(m_filter->text());
     if (!m_graphShown || !selectCompileOfGraph(m_graphShown))
         selectRow(int(cs.size()) - 1);
+}
+
+void CompilesPanel::fitSplit()
+{
+    // The table as wide as its columns (the reason at 240) when the panel has room, the details the
+    // rest, at least 300 and at most half; once the user moved the splitter, theirs.
+    if (m_userSplit || !m_loaded || m_loaded->compiles.empty())
+        return;
+    int wanted = 2 * m_table->frameWidth() + m_table->verticalScrollBar()->sizeHint().width() + 240;
+    for (int col = 0; col < ColReason; ++col)
+        if (!m_table->isColumnHidden(col))
+            wanted += m_table->columnWidth(col);
+    const int total = m_split->width() - m_split->handleWidth();
+    if (total <= 0)
+        return;
+    const int left = std::max(total / 2, std::min(wanted, total - 300));
+    m_split->setSizes({ left, total - left });
+}
+
+void CompilesPanel::resizeEvent(QResizeEvent* event)
+{
+    QWidget::resizeEvent(event);
+    fitSplit();
 }
 
 bool CompilesPanel::eventFilter(QObject* watched, QEvent* event)
@@ -434,7 +455,7 @@ void CompilesPanel::fitReasonColumn()
     for (int col = 0; col < ColReason; ++col)
         if (!m_table->isColumnHidden(col))
             others += m_table->columnWidth(col);
-    m_table->setColumnWidth(ColReason, std::max(160, m_table->viewport()->width() - others - 2));
+    m_table->setColumnWidth(ColReason, std::max(120, m_table->viewport()->width() - others - 2));
 }
 
 void CompilesPanel::setFilter(const QString& text)
@@ -515,7 +536,8 @@ QString CompilesPanel::detailsHtml(const storage::StoredTraceCompile& c) const
     QString h;
     h += "<h3>Compile " + esc(c.compileId) + (c.rank ? QString(" · rank %1").arg(*c.rank) : QString()) + "</h3>";
     h += "<p>" + (c.phase.empty() ? QString("no AOT graph") : esc(c.phase)) + " · graph group <b>" + esc(c.group)
-        + "</b> · " + QFileInfo(qs(c.sourcePath)).fileName().toHtmlEscaped() + QString(":%1").arg(c.firstLine);
+        + "</b> · " + QFileInfo(qs(c.log.empty() ? c.sourcePath : c.log)).fileName().toHtmlEscaped()
+        + QString(":%1").arg(c.firstLine);
     if (c.compileSeconds)
         h += " · compiled in " + seconds(*c.compileSeconds);
     if (!c.cache.empty())

@@ -58,9 +58,11 @@ signals:
 
 protected:
     bool eventFilter(QObject* watched, QEvent* event) override;
+    void resizeEvent(QResizeEvent* event) override;
 
 private:
     void fitReasonColumn();
+    void fitSplit();
     struct Loaded {
         std::vector<storage::StoredTraceCompile> compiles;
         std::vector<storage::StoredTraceSpan> spans;
@@ -83,6 +85,7 @@ private:
     QSplitter* m_split;
     std::shared_ptr<const Loaded> m_loaded;
     int m_generation = 0;
+    bool m_userSplit = false; ///< the user moved the splitter: fitSplit leaves it
     qlonglong m_graphShown = 0; ///< the last graph selectCompileOfGraph was given
 };
 

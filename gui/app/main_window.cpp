@@ -231,7 +231,7 @@ void MainWindow::connectViews()
         const QModelIndexList runs = m_projectModel->match(m_projectModel->index(0, 0), ProjectModel::KindRole, "run",
             1, Qt::MatchExactly | Qt::MatchRecursive | Qt::MatchWrap);
         if (runs.isEmpty()) {
-            // Nothing to step: the compiles take most of the bottom row from the empty Memory view,
+            // Nothing to step: the compiles take two thirds of the bottom row from the empty Memory view,
             // and, unless something is picked already, the window opens the selected compile's graph.
             if (!m_projectTree->currentIndex().isValid())
                 if (const qlonglong graph = m_compilesPanel->graphOf(m_compilesPanel->table()->currentRow()))
@@ -241,7 +241,7 @@ void MainWindow::connectViews()
             if (!m_docks["Compiles"]->isFloating() && !m_docks["Memory"]->isFloating()
                 && dockWidgetArea(m_docks["Compiles"]) == dockWidgetArea(m_docks["Memory"]))
                 resizeDocks(
-                    { m_docks["Compiles"], m_docks["Memory"] }, { width() * 3 / 4, width() / 4 }, Qt::Horizontal);
+                    { m_docks["Compiles"], m_docks["Memory"] }, { width() * 2 / 3, width() / 3 }, Qt::Horizontal);
         }
     });
     connect(m_compilesPanel, &CompilesPanel::graphActivated, this, [this](const QString& kind, qlonglong id) {

@@ -9,6 +9,7 @@
 #include "storage/project_db.h"
 
 #include <QDockWidget>
+#include <QLabel>
 #include <QLineEdit>
 #include <QSettings>
 #include <QSignalSpy>
@@ -76,10 +77,12 @@ void CompilesPanelTest::listsCompiles()
     QCOMPARE(t->item(0, column("Compile"))->text(), QString("0/0"));
     QCOMPARE(t->item(1, column("Compile"))->text(), QString("0/1"));
     QCOMPARE(t->item(0, column("Phase"))->text(), QString("inference"));
+    QVERIFY(t->isColumnHidden(column("Phase"))); // every compile's: said in the title
+    QVERIFY(panel.findChild<QLabel*>()->text().startsWith("2 compiles (inference)"));
     QCOMPARE(t->item(0, column("Start"))->text(), QString("+0.000 s"));
     QVERIFY(t->item(1, column("Start"))->text().startsWith("+"));
-    QCOMPARE(t->item(0, column("Compile time"))->text(), QString("8.297 s"));
-    QCOMPARE(t->item(1, column("Compile time"))->text(), QString("0.487 s"));
+    QCOMPARE(t->item(0, column("Time"))->text(), QString("8.297 s"));
+    QCOMPARE(t->item(1, column("Time"))->text(), QString("0.487 s"));
     QCOMPARE(t->item(0, column("Cache"))->text(), QString("FX miss, AOT miss"));
     QCOMPARE(t->item(1, column("Cache"))->text(), QString("FX hit, AOT hit"));
     QCOMPARE(t->item(0, column("Recompile reason"))->text(), QString("-"));

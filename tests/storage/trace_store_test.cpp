@@ -59,6 +59,7 @@ TEST(TraceStore, TwoFunctionsCompilesRoundTrip)
     EXPECT_FALSE(c0.rank.has_value());
     EXPECT_EQ(c0.phase, "inference");
     EXPECT_EQ(c0.group, "0/0/inference");
+    EXPECT_EQ(c0.log, kTrace + "two_functions.log");
     EXPECT_TRUE(c0.recompileReasons.empty());
     EXPECT_EQ(c1.recompileReasons,
         (std::vector<std::string> { "0/0: tensor 'pos' size mismatch at index 0. expected 16, actual 1" }));
