@@ -16,7 +16,8 @@ int main(int argc, char** argv)
     // quit. `--select LABEL`: pick the project item with that label first (a graph opens in the
     // Graph view, a run in the stepper, a cache entry in the Cache view). `--step N`: the run shown
     // is at event N. `--node NAME`: select that node of the graph shown (the Inspector details it).
-    // `--dock TITLE` (repeatable): bring that view's dock to the front.
+    // `--dock TITLE` (repeatable): bring that view's dock to the front. `--tab TEXT` (repeatable):
+    // then make the tab with that text current in the views' tab widgets (the Passes view's "Diff").
     gui::ScreenshotRequest shot;
     std::vector<char*> args(argv, argv + argc);
     for (size_t i = 1; i + 1 < args.size();) {
@@ -32,6 +33,8 @@ int main(int argc, char** argv)
             shot.node = value;
         else if (a == "--dock")
             shot.docks << value;
+        else if (a == "--tab")
+            shot.tabs << value;
         else {
             ++i;
             continue;

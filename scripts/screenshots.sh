@@ -15,13 +15,14 @@ app=build/gui/aclgraph-inspector
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
-# shot NAME ARGS...: one screenshot of the window, fresh settings each time.
+# shot NAME ARGS...: one screenshot of the window, fresh settings each time, on a 1600x1000 screen
+# (SCREEN=1366x768 shot ... for a laptop's: the window then fits the screen).
 shot() {
     local name=$1
     shift
     rm -rf "$work/xdg"
     XDG_CONFIG_HOME="$work/xdg/config" XDG_DATA_HOME="$work/xdg/data" \
-        xvfb-run -a -s "-screen 0 1600x1000x24" "$app" "$@" --screenshot "$out/$name"
+        xvfb-run -a -s "-screen 0 ${SCREEN:-1600x1000}x24" "$app" "$@" --screenshot "$out/$name"
     echo "wrote $out/$name"
 }
 
@@ -63,6 +64,17 @@ python3 tests/data/snapshots/make_snapshot_fixtures.py --large "$work/long.pickl
 "$app" import "$work/long.pickle" --db "$work/long.aclgi" --quiet
 shot memory-snapshot-long.png "$work/long.aclgi" --select "#1 memory snapshot long.pickle, device 0" --step 40000 \
     --dock Memory
+# A TORCH_TRACE: the recording of three compiles of one frame (0/0, then 0/1 and 0/2 recompiled on
+# guard failures) when the shared recordings are next to the checkout, else a log of this repository.
+# The Compiles view (the window opens on the latest compile's graph), and the first compile's AOT
+# graph with our passes' stage diff in the Passes view; each also on a 1366x768 screen.
+trace=../shared/real/compile/c_trace
+[[ -d $trace ]] || trace=tests/data/real/trace/dynamic_warn.log
+"$app" import "$trace" --db "$work/trace.aclgi" --quiet
+shot compiles.png "$work/trace.aclgi" --dock Compiles
+SCREEN=1366x768 shot compiles-1366.png "$work/trace.aclgi" --dock Compiles
+shot compile-stages.png "$work/trace.aclgi" --select "1 aot_inference_graph" --dock Passes --tab Diff
+SCREEN=1366x768 shot compile-stages-1366.png "$work/trace.aclgi" --select "1 aot_inference_graph" --dock Passes --tab Diff
 # The About box, from its test.
 ACLGI_SCREENSHOTS="$work" QT_QPA_PLATFORM=offscreen build/tests/gui/about_dialog_test >/dev/null
 cp "$work/about_dialog.png" "$out/about.png"

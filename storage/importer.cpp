@@ -21,6 +21,7 @@
 #include "storage/project_db.h"
 #include "storage/run_store.h"
 #include "storage/store_util.h"
+#include "storage/trace_store.h"
 
 #include <algorithm>
 #include <cctype>
@@ -142,6 +143,8 @@ struct Payload {
         std::string backend;
     };
     std::vector<RunItem> runs;
+    /// A TORCH_TRACE as read: its compiles and spans (trace_store.h).
+    std::shared_ptr<const std::vector<engine::readers::trace::TorchTrace>> traces;
     std::vector<std::string> diagnostics;
 };
 
@@ -329,6 +332,7 @@ Result<void> readTrace(const std::string& path, Payload& p, bool runPasses, Repo
         return traces.error();
     Result<engine::readers::DebugDir> dir = engine::ingest::traceGraphGroups(*traces);
     readGraphGroups(dir, p, runPasses);
+    p.traces = std::make_shared<const std::vector<engine::readers::trace::TorchTrace>>(std::move(traces.value()));
     return {};
 }
 
@@ -493,6 +497,9 @@ Result<void> writePayload(WriteContext& ctx, int64_t sourceId, Payload& p, Repor
     }
     if (p.snapshot)
         if (auto r = writeSnapshotRuns(ctx, sourceId, *p.snapshot, reporter, result); !r)
+            return r;
+    if (p.traces)
+        if (auto r = writeTraceCompiles(ctx, sourceId, *p.traces); !r)
             return r;
     if (p.cache) {
         auto ids = writeCacheScan(ctx, sourceId, *p.cache);

@@ -303,6 +303,48 @@ CREATE TABLE run_keyframes (
 ) WITHOUT ROWID;
 )SQL";
 
+// Step 4: a TORCH_TRACE's compile ids (storage/trace_store.h) and its chromium spans.
+const char* const kSchemaV4 = R"SQL(
+CREATE TABLE trace_compiles (
+  id INTEGER PRIMARY KEY,
+  source_id INTEGER NOT NULL REFERENCES sources(id) ON DELETE CASCADE,
+  rank INTEGER,
+  log TEXT NOT NULL DEFAULT '',
+  compile_id TEXT NOT NULL,
+  frame INTEGER NOT NULL,
+  frame_compile INTEGER NOT NULL,
+  attempt INTEGER NOT NULL DEFAULT 0,
+  grp TEXT NOT NULL,
+  phase TEXT NOT NULL DEFAULT '',
+  first_line INTEGER NOT NULL DEFAULT 0,
+  start_us REAL,
+  end_us REAL,
+  compile_seconds REAL,
+  fail_type TEXT NOT NULL DEFAULT '',
+  fail_reason TEXT NOT NULL DEFAULT '',
+  graph_count INTEGER NOT NULL DEFAULT 0,
+  recompile_reasons TEXT NOT NULL DEFAULT '[]',
+  metrics TEXT NOT NULL DEFAULT '',
+  guards TEXT NOT NULL DEFAULT '',
+  sources TEXT NOT NULL DEFAULT '[]',
+  symbols TEXT NOT NULL DEFAULT '[]',
+  stack TEXT NOT NULL DEFAULT '[]',
+  artifacts TEXT NOT NULL DEFAULT '[]'
+);
+CREATE INDEX trace_compiles_source ON trace_compiles(source_id);
+CREATE TABLE trace_spans (
+  id INTEGER PRIMARY KEY,
+  source_id INTEGER NOT NULL REFERENCES sources(id) ON DELETE CASCADE,
+  rank INTEGER,
+  compile_id TEXT,
+  name TEXT NOT NULL,
+  category TEXT NOT NULL DEFAULT '',
+  start_us REAL NOT NULL,
+  end_us REAL NOT NULL
+);
+CREATE INDEX trace_spans_source ON trace_spans(source_id, start_us);
+)SQL";
+
 } // namespace
 
 namespace storage {
@@ -328,6 +370,7 @@ const std::vector<Migration>& migrations()
             "ALTER TABLE graphs ADD COLUMN metadata_missing TEXT NOT NULL DEFAULT '';"
             "ALTER TABLE pass_reports ADD COLUMN measured INTEGER NOT NULL DEFAULT 1;"
             "ALTER TABLE pass_reports ADD COLUMN unmeasured_why TEXT NOT NULL DEFAULT '';" },
+        { 4, "a TORCH_TRACE's compiles and spans", kSchemaV4 },
     };
     return steps;
 }

@@ -7,6 +7,7 @@
 #include "gui/app/app_resources.h"
 #include "gui/app/cache_panel.h"
 #include "gui/app/compare_panel.h"
+#include "gui/app/compiles_panel.h"
 #include "gui/app/config_panel.h"
 #include "gui/app/graph_panel.h"
 #include "gui/app/inspector_panel.h"
@@ -20,12 +21,15 @@
 
 #include <QAction>
 #include <QDockWidget>
+#include <QGuiApplication>
 #include <QLabel>
 #include <QLineEdit>
 #include <QMenu>
 #include <QMenuBar>
+#include <QScreen>
 #include <QSettings>
 #include <QStatusBar>
+#include <QTableWidget>
 #include <QTreeView>
 #include <QVBoxLayout>
 
@@ -36,7 +40,11 @@ MainWindow::MainWindow(const QStringList& files, QWidget* parent)
 {
     setWindowTitle("aclgraph-inspector");
     setWindowIcon(appIcon());
-    resize(1400, 900);
+    // 1400x900, or the screen when it is smaller (a 1366x768 laptop).
+    QSize size(1400, 900);
+    if (const QScreen* screen = QGuiApplication::primaryScreen())
+        size = size.boundedTo(screen->availableGeometry().size());
+    resize(size);
     setDockNestingEnabled(true);
     setDockOptions(dockOptions() | QMainWindow::AllowTabbedDocks | QMainWindow::GroupedDragging);
     QStringList projects, others;
@@ -81,6 +89,7 @@ void MainWindow::buildViews()
     m_inspector = new InspectorPanel;
     m_configPanel = new ConfigPanel;
     m_comparePanel = new ComparePanel;
+    m_compilesPanel = new CompilesPanel;
 }
 
 QDockWidget* MainWindow::addDock(const QString& title, QWidget* view, Qt::DockWidgetArea area, const QKeySequence& keys)
@@ -135,12 +144,15 @@ void MainWindow::buildDocks()
     QDockWidget* log = addDock("Log", m_logPanel, Qt::BottomDockWidgetArea, QKeySequence("Ctrl+7"));
     QDockWidget* passes = addDock("Passes", m_passesPanel, Qt::BottomDockWidgetArea, QKeySequence("Ctrl+8"));
     QDockWidget* cache = addDock("Cache", m_cachePanel, Qt::BottomDockWidgetArea, QKeySequence("Ctrl+9"));
+    QDockWidget* compiles
+        = addDock("Compiles", m_compilesPanel, Qt::BottomDockWidgetArea, QKeySequence("Ctrl+Shift+1"));
     // Stepper and memory side by side under the graph; the log, passes and cache browser as tabs
     // beside the stepper; inspector, config and compare as tabs on the right.
     splitDockWidget(runtime, memory, Qt::Horizontal);
     tabifyDockWidget(runtime, log);
     tabifyDockWidget(runtime, passes);
     tabifyDockWidget(runtime, cache);
+    tabifyDockWidget(runtime, compiles);
     tabifyDockWidget(inspector, config);
     tabifyDockWidget(inspector, compare);
     runtime->raise();
@@ -209,6 +221,33 @@ void MainWindow::connectViews()
         [this](const QString& message) { statusBar()->showMessage("Not compared: " + message, 8000); });
     // The runs to compare are the project's: listed again whenever its outline is.
     connect(this, &MainWindow::projectShown, this, [this] { m_comparePanel->setProject(m_projectPath); });
+    // A TORCH_TRACE's compiles: listed again with the outline; brought to the front the first time a
+    // project shows some and has no run to step; a double-click opens the compile's graphs.
+    connect(this, &MainWindow::projectShown, this, [this] { m_compilesPanel->setProject(m_projectPath); });
+    connect(m_compilesPanel, &CompilesPanel::shown, this, [this] {
+        if (m_compilesPanel->compileCount() == 0 || m_compilesRaisedFor == m_projectPath)
+            return;
+        m_compilesRaisedFor = m_projectPath;
+        const QModelIndexList runs = m_projectModel->match(m_projectModel->index(0, 0), ProjectModel::KindRole, "run",
+            1, Qt::MatchExactly | Qt::MatchRecursive | Qt::MatchWrap);
+        if (runs.isEmpty()) {
+            // Nothing to step: the compiles take two thirds of the bottom row from the empty Memory view,
+            // and, unless something is picked already, the window opens the selected compile's graph.
+            if (!m_projectTree->currentIndex().isValid())
+                if (const qlonglong graph = m_compilesPanel->graphOf(m_compilesPanel->table()->currentRow()))
+                    selectProjectItem("stage", graph);
+            m_docks["Compiles"]->show();
+            m_docks["Compiles"]->raise();
+            if (!m_docks["Compiles"]->isFloating() && !m_docks["Memory"]->isFloating()
+                && dockWidgetArea(m_docks["Compiles"]) == dockWidgetArea(m_docks["Memory"]))
+                resizeDocks(
+                    { m_docks["Compiles"], m_docks["Memory"] }, { width() * 2 / 3, width() / 3 }, Qt::Horizontal);
+        }
+    });
+    connect(m_compilesPanel, &CompilesPanel::graphActivated, this, [this](const QString& kind, qlonglong id) {
+        if (selectProjectItem(kind, id))
+            m_docks["Passes"]->raise(); // the compile's stages
+    });
 }
 
 void MainWindow::onProjectItem(const QString& kind, qlonglong id)
@@ -216,6 +255,7 @@ void MainWindow::onProjectItem(const QString& kind, qlonglong id)
     if (kind == "graph" || kind == "stage" || kind == "pass_result") {
         m_graphPanel->showGraph(m_projectPath, id);
         m_passesPanel->showPasses(m_projectPath, id);
+        m_compilesPanel->selectCompileOfGraph(id);
     } else if (kind == "run") {
         m_runtimePanel->showRun(m_projectPath, id);
         m_logPanel->showRunLog(m_projectPath, id);

@@ -1,7 +1,7 @@
 #pragma once
 /// The window: the Graph view in the middle and every other view in a dock the user can move, float,
 /// tabify or close (layout remembered): Project, Runtime (the stepper), Memory, Inspector, Config,
-/// Compare, Log, Passes and Cache. MainWindow only wires the views together; each view loads what
+/// Compare, Log, Passes, Cache and Compiles. MainWindow only wires the views together; each view loads what
 /// it shows off the UI thread.
 ///
 /// Selection sync: a graph, run or cache entry picked in the Project view opens in its view; the
@@ -27,6 +27,7 @@ namespace gui {
 
 class CachePanel;
 class ComparePanel;
+class CompilesPanel;
 class ConfigPanel;
 class GraphPanel;
 class InspectorPanel;
@@ -77,6 +78,7 @@ public:
     InspectorPanel* inspectorPanel() const { return m_inspector; }
     ConfigPanel* configPanel() const { return m_configPanel; }
     ComparePanel* comparePanel() const { return m_comparePanel; }
+    CompilesPanel* compilesPanel() const { return m_compilesPanel; }
     QTreeView* projectTree() const { return m_projectTree; }
 
     /// The project file opened when none is given: the bundled samples, imported on first use.
@@ -122,6 +124,8 @@ private:
     InspectorPanel* m_inspector = nullptr;
     ConfigPanel* m_configPanel = nullptr;
     ComparePanel* m_comparePanel = nullptr;
+    CompilesPanel* m_compilesPanel = nullptr;
+    QString m_compilesRaisedFor; ///< the project whose compiles were brought to the front once
     std::map<QString, QDockWidget*> m_docks; ///< by title
     std::vector<QAction*> m_goActions; ///< "go to view" (Ctrl+digit), in dock order
     QByteArray m_defaultState; ///< the layout before any saved one was restored

@@ -185,7 +185,7 @@ void MainWindow::buildMenus()
     quit->setShortcut(QKeySequence::Quit);
     m_viewMenu = menuBar()->addMenu("&View");
     for (const char* title :
-        { "Project", "Runtime", "Memory", "Inspector", "Config", "Compare", "Log", "Passes", "Cache" })
+        { "Project", "Runtime", "Memory", "Inspector", "Config", "Compare", "Log", "Passes", "Cache", "Compiles" })
         m_viewMenu->addAction(m_docks[title]->toggleViewAction());
     m_viewMenu->addSeparator();
     QMenu* go = m_viewMenu->addMenu("&Go to View");

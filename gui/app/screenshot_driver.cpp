@@ -8,6 +8,7 @@
 #include "gui/graph/graph_view_widget.h"
 
 #include <QDockWidget>
+#include <QTabWidget>
 #include <QThreadPool>
 #include <QTimer>
 #include <QTreeView>
@@ -79,6 +80,21 @@ void ScreenshotDriver::afterSelection()
         d->raise();
     }
     m_request.docks.clear();
+    for (const QString& text : m_request.tabs) {
+        bool found = false;
+        for (QTabWidget* tabs : m_window.findChildren<QTabWidget*>())
+            for (int i = 0; i < tabs->count(); ++i)
+                if (tabs->tabText(i).remove('&') == text) {
+                    tabs->setCurrentIndex(i);
+                    found = true;
+                }
+        if (!found) {
+            std::cerr << "error: no tab named " << text.toStdString() << "\n";
+            emit done(false);
+            return;
+        }
+    }
+    m_request.tabs.clear();
     QTimer::singleShot(300, this, &ScreenshotDriver::shoot);
 }
 

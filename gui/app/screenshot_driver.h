@@ -16,6 +16,7 @@ struct ScreenshotRequest {
     int step = 0; ///< event of the selected run to show
     QString node; ///< node of the shown graph to select (the Inspector shows it)
     QStringList docks; ///< dock titles to bring to the front, in order
+    QStringList tabs; ///< then the tabs (by text) to make current in every QTabWidget that has one
 };
 
 class ScreenshotDriver : public QObject {

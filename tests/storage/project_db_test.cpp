@@ -275,7 +275,7 @@ TEST_F(ProjectDb, MigratesVersion2WithRows)
     }
     auto db = openProject(path);
     ASSERT_TRUE(db.ok()) << db.error().toString();
-    EXPECT_EQ(*db->userVersion(), 3);
+    EXPECT_EQ(*db->userVersion(), kSchemaVersion);
     auto n = db->prepare("SELECT input_kind, input_kind_from FROM nodes");
     ASSERT_TRUE(n.ok() && *n->step());
     EXPECT_EQ(n->columnText(0), "user_input");
