@@ -148,7 +148,10 @@ Result<void> loadProject(const std::string& path, const std::vector<int64_t>& on
         if (!run)
             return run.error();
         const std::string name = row.scenarioName.empty() ? row.scenarioPath : row.scenarioName;
-        into.runs.push_back({ std::move(run->sim), "run " + std::to_string(row.id) + " · " + name, run->configJson });
+        LoadedRun& loaded = into.runs.emplace_back();
+        loaded.sim = std::move(run->sim);
+        loaded.label = "run " + std::to_string(row.id) + " · " + name;
+        loaded.configJson = run->configJson;
         into.runs.back().origin = engine::report::runOriginOfBackend(row.backend);
         const auto& graphIds = run->graphIds;
         auto graphOf = [&](const engine::runtime::GraphRecord& g, std::string& why) -> const engine::Graph* {
