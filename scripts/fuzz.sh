@@ -58,7 +58,7 @@ case "$target" in
 pickle) source_dirs=(engine/core engine/pickle) ;;
 marshal) source_dirs=(engine/core engine/marshal) ;;
 snapshot) source_dirs=(engine/core engine/pickle engine/snapshot engine/memory engine/runtime/memory_timeline.cpp) ;;
-torch_trace) source_dirs=(engine/core engine/readers/torch_trace.cpp) ;;
+torch_trace) source_dirs=(engine/core engine/readers/torch_trace.cpp engine/readers/torch_trace_json.cpp) ;;
 *) source_dirs=(engine) ;;
 esac
 

@@ -351,19 +351,26 @@ Result<Content> contentHash(const std::string& path, const HashTick& tick)
     return c;
 }
 
+Result<readers::FxReadResult> readGraphText(std::string_view text, const std::string& path)
+{
+    if (!readers::looksLikeFxRunnable(text))
+        return readers::readFxText(text, path);
+    auto runnable = readers::readFxRunnable(text, path);
+    if (!runnable)
+        return runnable.error();
+    readers::FxReadResult out;
+    out.diagnostics = std::move(runnable->diagnostics);
+    if (runnable->graph)
+        out.graphs.push_back(std::move(*runnable->graph));
+    return out;
+}
+
 Result<readers::FxReadResult> readGraphFile(const std::string& path)
 {
-    if (readers::looksLikeFxRunnable(readHead(path))) {
-        auto runnable = readers::readFxRunnableFile(path);
-        if (!runnable)
-            return runnable.error();
-        readers::FxReadResult out;
-        out.diagnostics = std::move(runnable->diagnostics);
-        if (runnable->graph)
-            out.graphs.push_back(std::move(*runnable->graph));
-        return out;
-    }
-    return readers::readFxFile(path);
+    auto text = readTextFile(path, uint64_t(256) << 20, "FX texts");
+    if (!text)
+        return text.error();
+    return readGraphText(*text, path);
 }
 
 } // namespace engine::ingest

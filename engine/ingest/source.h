@@ -86,5 +86,7 @@ Result<Detected> detectFile(const std::string& path);
 /// An FX graph file as its form reads: Inductor's fx_graph_runnable.py (its load_args give the
 /// inputs' metadata; readers/fx_runnable.h), else readers::readFxFile (readable code, print(gm.graph)).
 Result<readers::FxReadResult> readGraphFile(const std::string& path);
+/// The same over text already read.
+Result<readers::FxReadResult> readGraphText(std::string_view text, const std::string& path);
 
 } // namespace engine::ingest

@@ -3,6 +3,7 @@
 
 #include "engine/core/file_io.h"
 #include "engine/core/text_codec.h"
+#include "engine/readers/inductor_plan.h"
 #include "engine/readers/inductor_text.h"
 
 #include <algorithm>
@@ -125,9 +126,6 @@ private:
     void defineInputs(std::string_view lhs);
     std::string allocDevice(std::string_view fn) const;
     void finish();
-    void summarize();
-    void buildGraph();
-    std::vector<const PlanStep*> executionOrder() const;
 };
 
 std::vector<std::string> Reader::namesIn(std::string_view s) const
@@ -809,39 +807,6 @@ void Reader::expression(std::string_view t)
     m_out.plan.push_back(std::move(s));
 }
 
-std::vector<const PlanStep*> Reader::executionOrder() const
-{
-    std::vector<const PlanStep*> out;
-    const std::string entry = !m_out.entry.empty() ? m_out.entry
-        : std::find(m_out.functions.begin(), m_out.functions.end(), "call") != m_out.functions.end()
-        ? std::string("call")
-        : std::string();
-    if (entry.empty()) {
-        for (const PlanStep& s : m_out.plan)
-            out.push_back(&s);
-        return out;
-    }
-    // Each partition's steps, once: Inductor calls every partition once, and inlining a partition at
-    // each of many calls would make a hostile file quadratic.
-    std::map<std::string, std::vector<const PlanStep*>> byFunction;
-    for (const PlanStep& s : m_out.plan)
-        if (s.function != entry && s.kind != PlanStep::Kind::Return)
-            byFunction[s.function].push_back(&s);
-    for (const PlanStep& s : m_out.plan) {
-        if (s.function != entry)
-            continue;
-        if (s.kind == PlanStep::Kind::PartitionCall) {
-            auto it = byFunction.find(s.name);
-            if (it != byFunction.end()) {
-                out.insert(out.end(), it->second.begin(), it->second.end());
-                byFunction.erase(it); // a second call adds nothing
-            }
-        }
-        out.push_back(&s);
-    }
-    return out;
-}
-
 void Reader::finish()
 {
     // Inputs: dtype and device from get_args() first, the kernels' graph fragments next.
@@ -874,197 +839,9 @@ void Reader::finish()
         if (!in.hasShape)
             warn("input " + in.name + ": no assert_size_stride or get_args() line gives its sizes");
     }
-    summarize();
-    buildGraph();
-}
-
-void Reader::summarize()
-{
-    Summary& s = m_out.summary;
-    s.kernels = m_out.kernels.size();
-    struct Storage {
-        uint64_t bytes = 0;
-        int names = 0;
-    };
-    std::vector<Storage> storages;
-    std::map<std::string, size_t> storageOf;
-    uint64_t live = 0;
-    for (const PlanStep* p : executionOrder()) {
-        switch (p->kind) {
-        case PlanStep::Kind::Alloc: {
-            ++s.allocations;
-            const uint64_t b = p->bytes.value_or(0);
-            if (!p->bytes)
-                s.bytesExact = false;
-            s.allocatedBytes += b;
-            if (auto it = storageOf.find(p->name); it != storageOf.end() && --storages[it->second].names == 0)
-                live -= storages[it->second].bytes;
-            storageOf[p->name] = storages.size();
-            storages.push_back({ b, 1 });
-            live += b;
-            if (live > s.peakBytes) {
-                s.peakBytes = live;
-                s.peakLine = p->line;
-            }
-            break;
-        }
-        case PlanStep::Kind::Reuse:
-        case PlanStep::Kind::View: {
-            if (p->kind == PlanStep::Kind::Reuse)
-                ++s.reuses;
-            auto src = storageOf.find(p->source);
-            if (src == storageOf.end())
-                break; // a view of an input
-            const size_t id = src->second;
-            if (p->kind == PlanStep::Kind::Reuse)
-                storageOf.erase(src);
-            else
-                ++storages[id].names;
-            if (auto old = storageOf.find(p->name);
-                old != storageOf.end() && old->second != id && --storages[old->second].names == 0)
-                live -= storages[old->second].bytes;
-            storageOf[p->name] = id;
-            break;
-        }
-        case PlanStep::Kind::Free: {
-            auto it = storageOf.find(p->name);
-            if (it == storageOf.end())
-                break; // an input
-            ++s.frees;
-            if (--storages[it->second].names == 0)
-                live -= storages[it->second].bytes;
-            storageOf.erase(it);
-            break;
-        }
-        case PlanStep::Kind::Launch:
-            ++s.launches;
-            break;
-        case PlanStep::Kind::Extern:
-            ++s.externCalls;
-            for (const std::string& w : p->writes)
-                if (!storageOf.count(w) && !m_inputIndex.count(w)) {
-                    // The callee allocated its result: its size is not in the file.
-                    storageOf[w] = storages.size();
-                    storages.push_back({ 0, 1 });
-                    s.bytesExact = false;
-                }
-            break;
-        case PlanStep::Kind::PartitionCall:
-            break;
-        case PlanStep::Kind::Return:
-            if (p->function == m_out.entry || m_out.entry.empty())
-                s.outputs = p->uses;
-            break;
-        }
-    }
-}
-
-void Reader::buildGraph()
-{
-    const auto order = executionOrder();
-    if (order.empty() && m_out.inputs.empty())
-        return;
-    Graph g;
-    g.id = m_out.aotIds.empty() ? std::string("output_code") : m_out.aotIds.front();
-    std::set<std::string> used;
-    std::map<std::string, std::string> owner; // buffer/input name -> node owning its storage
-    auto unique = [&](std::string base) {
-        if (!isIdentifier(base))
-            base = "node";
-        std::string n = base;
-        for (int i = 1; used.count(n); ++i)
-            n = base + "_" + std::to_string(i);
-        used.insert(n);
-        return n;
-    };
-    for (const Input& in : m_out.inputs) {
-        Node n;
-        n.op = NodeOp::Placeholder;
-        n.name = unique(in.name);
-        if (in.symInt) {
-            n.inputKind = InputKind::SymInt;
-            if (auto e = SymExpr::parse(in.name))
-                n.symbol = e.value();
-        } else {
-            n.outputs.push_back(in.meta);
-        }
-        owner[in.name] = n.name;
-        g.nodes.push_back(std::move(n));
-    }
-    std::set<std::string> mutated;
-    auto refsOf = [&](const std::vector<std::string>& names) {
-        std::vector<Arg> refs;
-        std::set<std::string> seen;
-        for (const std::string& u : names) {
-            auto it = owner.find(u);
-            if (it == owner.end() || !seen.insert(it->second).second)
-                continue;
-            refs.push_back(Arg::ref(it->second));
-        }
-        return refs;
-    };
-    std::vector<std::string> outputs;
-    for (const PlanStep* p : order) {
-        switch (p->kind) {
-        case PlanStep::Kind::Alloc: {
-            Node n;
-            n.name = unique(p->name);
-            n.target = "inductor.alloc";
-            n.outputs.push_back(*p->meta);
-            n.provenance = m_out.path + ":" + std::to_string(p->line);
-            owner[p->name] = n.name;
-            g.nodes.push_back(std::move(n));
-            break;
-        }
-        case PlanStep::Kind::Reuse:
-        case PlanStep::Kind::View:
-            if (auto it = owner.find(p->source); it != owner.end())
-                owner[p->name] = it->second;
-            break;
-        case PlanStep::Kind::Launch:
-        case PlanStep::Kind::Extern: {
-            Node n;
-            const bool launch = p->kind == PlanStep::Kind::Launch;
-            n.target = launch ? "triton:" + p->name : p->name;
-            std::string base = p->name;
-            std::replace(base.begin(), base.end(), '.', '_');
-            n.name = unique(base);
-            n.args.push_back(Arg::list(refsOf(p->uses)));
-            n.provenance = m_out.path + ":" + std::to_string(p->line);
-            for (const std::string& w : p->writes) {
-                if (m_inputIndex.count(w))
-                    mutated.insert(w);
-                else if (!owner.count(w))
-                    owner[w] = n.name; // a result the callee allocates: no metadata in the file
-            }
-            g.nodes.push_back(std::move(n));
-            break;
-        }
-        case PlanStep::Kind::Return:
-            if (p->function == m_out.entry || m_out.entry.empty())
-                outputs = p->uses;
-            break;
-        case PlanStep::Kind::Free:
-        case PlanStep::Kind::PartitionCall:
-            break;
-        }
-    }
-    Node out;
-    out.op = NodeOp::Output;
-    out.name = unique("output");
-    out.args.push_back(Arg::list(refsOf(outputs)));
-    g.nodes.push_back(std::move(out));
-    std::vector<std::string> mutatedList;
-    for (const Input& in : m_out.inputs)
-        if (mutated.count(in.name))
-            mutatedList.push_back(in.name);
-    g.recordedMutatedInputs = std::move(mutatedList);
-    auto ok = g.finalize();
-    if (!ok) {
-        warn("the plan does not make a graph: " + ok.error().toString(), 0);
-        return;
-    }
-    m_out.graph = std::move(g);
+    detail::summarizePlan(m_out);
+    if (auto failed = detail::buildPlanGraph(m_out))
+        warn("the plan does not make a graph: " + *failed, 0);
 }
 
 } // namespace

@@ -3,7 +3,6 @@
 #include "engine/cache/cache_artifact.h"
 #include "engine/core/file_io.h"
 #include "engine/ingest/source.h"
-#include "engine/readers/fx_runnable.h"
 #include "engine/ingest/trace_groups.h"
 #include "engine/readers/torch_trace.h"
 #include "engine/readers/debug_dir.h"
@@ -227,7 +226,7 @@ Result<Scenario> loadScenarioOrGraph(
             s.config = module->settings;
             g = std::move(module->graph);
         } else {
-            auto read = readers::looksLikeFxRunnable(*text) ? ingest::readGraphFile(path) : readers::readFxText(*text, path);
+            auto read = ingest::readGraphText(*text, path);
             if (!read)
                 return read.error();
             if (read->graphs.empty())

@@ -50,6 +50,7 @@ std::string describe(const storage::SourceResult& r)
     case storage::SourceResult::Status::Duplicate:
     case storage::SourceResult::Status::Failed:
     case storage::SourceResult::Status::Cancelled:
+    case storage::SourceResult::Status::Skipped:
         s << "\n    " << r.message;
         break;
     }

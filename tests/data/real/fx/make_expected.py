@@ -60,9 +60,11 @@ def fragment_counts(path):
     return {'graphs': out, 'skipped': skipped}
 
 expected = {}
-for f in sorted(glob.glob('inductor_*.py') + glob.glob('trace_*.txt')):
+# Inductor's model__0 files are read where the debug folder has them (../inductor/, copied once).
+MODEL0 = '../inductor/torch_compile_debug/run_2026_11_26_08_52_02_717226-pid_457/torchinductor/model__0_inference_0.0/'
+for f in sorted([MODEL0 + 'fx_graph_readable.py', MODEL0 + 'fx_graph_transformed.py'] + glob.glob('trace_*.txt')):
     expected[f] = code_counts(f)
-for f in sorted(glob.glob('output_code_*')):
+for f in sorted(glob.glob('output_code_*') + [MODEL0 + 'output_code.py']):
     expected[f] = fragment_counts(f)
 json.dump(expected, open('expected.json', 'w'), indent=1, sort_keys=True)
 for k, v in expected.items():
