@@ -59,6 +59,13 @@ struct OwnerInfo {
     std::string key; ///< graph key, for pool-allocated tensors
     std::string tensor; ///< node or placeholder name, or the user's storage name
     int call = -1; ///< call that created it
+    /// Recorded owners only (a memory snapshot's allocation; engine/snapshot/snapshot_story.h):
+    /// what the allocation is ("graph tensor", "warm-up", "static input copy", "autotuning",
+    /// "library workspace", "checkpoint restore", "eager", "capture", "unknown"), the full
+    /// stack as text (innermost first, one "file:line name" per line), and why it was attributed so.
+    std::string category;
+    std::string stack;
+    std::string evidence;
 };
 
 struct InputAction {
@@ -90,6 +97,9 @@ struct Event {
     std::vector<PoolSnapshot> memory;
     uint64_t deviceReserved = 0; ///< all pools, after the event
     uint64_t deviceAllocated = 0;
+    /// Recorded runs: the time of the (last) trace entry of the step, microseconds as the file
+    /// gives them (time_us: since the epoch on CUDA); -1 when unknown or simulated.
+    int64_t timeUs = -1;
 };
 
 } // namespace engine::runtime

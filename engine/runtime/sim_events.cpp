@@ -26,6 +26,11 @@ const char* eventKindName(EventKind k)
     return names[int(k)];
 }
 
+const char* runOriginKindName(RunOriginKind k)
+{
+    return k == RunOriginKind::Recorded ? "recorded" : "simulated";
+}
+
 const char* ownerKindName(OwnerKind k)
 {
     static const char* names[] = { "parameter", "mutated_input", "user_input", "staging", "intermediate", "workspace",

@@ -42,7 +42,13 @@ memory::OwnerId Simulator::owner(
     auto it = m_ownerCache.find(cacheKey);
     if (it != m_ownerCache.end())
         return it->second;
-    m_sim.owners.push_back(OwnerInfo { kind, graph, key, tensor, m_call });
+    OwnerInfo info;
+    info.kind = kind;
+    info.graph = graph;
+    info.key = key;
+    info.tensor = tensor;
+    info.call = m_call;
+    m_sim.owners.push_back(std::move(info));
     const memory::OwnerId id = memory::OwnerId(m_sim.owners.size()) - 1;
     m_ownerCache.emplace(std::move(cacheKey), id);
     return id;

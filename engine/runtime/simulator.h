@@ -121,7 +121,25 @@ struct PoolRecord {
     uint64_t peakAllocated = 0;
 };
 
+/// Where a run came from (issue 18): simulated by this product with a backend and options, or
+/// recorded by a real device and read from a file (a memory snapshot; later a log). Reports,
+/// Compare and Config show what applies to each: a recording has no TorchAir options.
+enum class RunOriginKind { Simulated, Recorded };
+const char* runOriginKindName(RunOriginKind k); ///< "simulated" / "recorded"
+
+struct RunOrigin {
+    RunOriginKind kind = RunOriginKind::Simulated;
+    /// Recorded: what wrote the file, in words ("memory snapshot (torch.cuda.memory._dump_snapshot)").
+    std::string recordedAs;
+    /// Recorded: the allocator's settings as the file gives them (allocator_settings), in file order.
+    std::vector<std::pair<std::string, std::string>> allocatorSettings;
+    /// Recorded: whether the file tells the device's capacity (capacityBytes is then that); when
+    /// false capacityBytes is 0 and reports say "not recorded".
+    bool capacityKnown = false;
+};
+
 struct Simulation {
+    RunOrigin origin;
     std::string scenarioPath;
     std::string scenarioName;
     config::Options options;
