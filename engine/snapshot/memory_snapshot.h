@@ -78,18 +78,23 @@ enum class TraceAction : uint8_t {
 const char* traceActionName(TraceAction a); ///< "alloc", "free_requested", ...
 
 /// Index into Snapshot::texts (Snapshot::text()); 0 is the empty text. Entries keep an id, not a
-/// std::string, so that a trace entry is 72 bytes: a 1 GB snapshot holds about 15 million of them.
+/// std::string, so that a trace entry is 64 bytes: a 1 GB snapshot holds about 15 million of them.
 using TextId = uint32_t;
 
 struct TraceEntry {
     TraceAction action = TraceAction::Unknown;
     bool hasPool = false; ///< the entry carried pool_id
     StackId stack = kNoStack;
-    uint64_t addr = 0, size = 0; ///< oom: size = the bytes requested
+    /// An oom entry has no address but the device's free bytes (PyTorch writes `device_free` in
+    /// place of `addr` for it): one word holds either, which keeps an entry at 64 bytes.
+    union {
+        uint64_t addr = 0;
+        uint64_t deviceFree; ///< oom only
+    };
+    uint64_t size = 0; ///< oom: size = the bytes requested
     int64_t stream = 0;
     int64_t timeUs = 0;
     engine::memory::PoolId pool;
-    uint64_t deviceFree = 0; ///< oom only
     TextId userMetadata = 0; ///< user_metadata, or an annotate entry's payload
     TextId compileContext = 0; ///< compile_context (the torch.compile region), when recorded
 };

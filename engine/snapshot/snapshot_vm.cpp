@@ -4,6 +4,7 @@
 
 #include "engine/pickle/pickle_vm.h"
 
+#include <algorithm>
 #include <cstring>
 #include <new>
 #include <stdexcept>
@@ -248,8 +249,8 @@ void SnapshotVm::memoReplace(uint32_t slot, const Val& replacement)
 {
     const Container& c = m_slots[slot];
     if (c.memoIndex != UINT64_MAX)
-        if (Val* m = memoAt(c.memoIndex); m && m->ref == slot && m->bits == c.gen && m->kind == c.kind)
-            *m = replacement;
+        if (const Val* m = m_memo.find(c.memoIndex); m && m->ref == slot && m->bits == c.gen && m->kind == c.kind)
+            m_memo.replace(c.memoIndex, replacement);
 }
 
 /// Frees a converted container and puts `replacement` where the memo held it.
@@ -348,13 +349,85 @@ bool SnapshotVm::collapse(VK kind, size_t from)
     return push(v);
 }
 
-Val* SnapshotVm::memoAt(uint64_t index)
+namespace {
+/// A never-memoized slot of a dense chunk.
+bool isHole(const Val& v) { return v.kind == VK::Taken && v.bits == UINT64_MAX; }
+bool isTaken(const Val& v) { return v.kind == VK::Taken && v.bits != UINT64_MAX; }
+const Val kTakenVal { VK::Taken, 0, 0 };
+} // namespace
+
+const Val* MemoTable::find(uint64_t index) const
 {
-    if (index < m_memo.size())
-        return m_memo[index].kind == VK::Taken && m_memo[index].bits == UINT64_MAX ? nullptr : &m_memo[index];
-    if (auto it = m_sparseMemo.find(index); it != m_sparseMemo.end())
-        return &it->second;
-    return nullptr;
+    const uint64_t c = index >> kBits;
+    if (c < m_chunks.size()) {
+        const Chunk& chunk = m_chunks[size_t(c)];
+        if (chunk.freed)
+            return &kTakenVal;
+        if (chunk.slots) {
+            const Val& v = chunk.slots[index & (kSize - 1)];
+            return isHole(v) ? nullptr : &v;
+        }
+    }
+    auto it = m_sparse.find(index);
+    return it != m_sparse.end() ? &it->second : nullptr;
+}
+
+Val* MemoTable::slot(uint64_t index)
+{
+    Chunk& chunk = m_chunks[size_t(index >> kBits)];
+    if (!chunk.slots) {
+        chunk.slots.reset(new Val[kSize]);
+        // A freed chunk held only taken records; a new one only holes.
+        const Val fill = chunk.freed ? kTakenVal : Val { VK::Taken, 0, UINT64_MAX };
+        std::fill(chunk.slots.get(), chunk.slots.get() + kSize, fill);
+        chunk.freed = false;
+    }
+    return &chunk.slots[index & (kSize - 1)];
+}
+
+void MemoTable::account(Chunk& c, const Val& old, const Val& now)
+{
+    if (isHole(old) && !isHole(now))
+        ++c.assigned;
+    c.taken += uint32_t(isTaken(now)) - uint32_t(isTaken(old));
+    if (c.assigned == kSize && c.taken == kSize) {
+        c.slots.reset();
+        c.freed = true;
+    }
+}
+
+bool MemoTable::put(uint64_t index, const Val& v, uint64_t maxEntries)
+{
+    const uint64_t c = index >> kBits;
+    const bool known = find(index) != nullptr;
+    if (!known && ++m_count > maxEntries)
+        return false;
+    // Dense while the index stays within twice the entries (pickle.py counts up from 0).
+    if (c < m_chunks.size() || index < 2 * m_count + kSize) {
+        if (c >= m_chunks.size())
+            m_chunks.resize(size_t(c) + 1);
+        Val* s = slot(index);
+        const Val old = *s;
+        *s = v;
+        account(m_chunks[size_t(c)], old, v);
+        return true;
+    }
+    m_sparse[index] = v;
+    return true;
+}
+
+void MemoTable::replace(uint64_t index, const Val& v)
+{
+    const uint64_t c = index >> kBits;
+    if (c < m_chunks.size() && (m_chunks[size_t(c)].slots || m_chunks[size_t(c)].freed)) {
+        Val* s = slot(index);
+        const Val old = *s;
+        *s = v;
+        account(m_chunks[size_t(c)], old, v);
+        return;
+    }
+    if (auto it = m_sparse.find(index); it != m_sparse.end())
+        it->second = v;
 }
 
 bool SnapshotVm::memoPut(uint64_t index)
@@ -362,23 +435,8 @@ bool SnapshotVm::memoPut(uint64_t index)
     if (m_stack.empty() || m_stack.size() <= (m_marks.empty() ? 0 : m_marks.back()))
         return fail("stack underflow in " + opName(m_op));
     const Val v = m_stack.back();
-    Val* slot = memoAt(index);
-    if (!slot) {
-        if (++m_memoCount > kMaxMemo)
-            return fail("more than " + std::to_string(kMaxMemo) + " memo entries");
-        if (index < m_memo.size()) {
-            slot = &m_memo[index];
-        } else if (index < 2 * m_memoCount + 4096) { // dense while it stays within twice the entries
-            Val hole;
-            hole.kind = VK::Taken;
-            hole.bits = UINT64_MAX;
-            m_memo.resize(size_t(index + 1), hole);
-            slot = &m_memo[index];
-        } else {
-            slot = &m_sparseMemo[index];
-        }
-    }
-    *slot = v;
+    if (!m_memo.put(index, v, kMaxMemo))
+        return fail("more than " + std::to_string(kMaxMemo) + " memo entries");
     if (Container* c = container(v))
         c->memoIndex = index;
     return !m_error;
@@ -386,7 +444,7 @@ bool SnapshotVm::memoPut(uint64_t index)
 
 bool SnapshotVm::memoGet(uint64_t index)
 {
-    const Val* v = memoAt(index);
+    const Val* v = m_memo.find(index);
     if (!v)
         return fail(opName(m_op) + ": memo key " + std::to_string(index) + " is not defined");
     if (v->kind == VK::Taken)
@@ -552,7 +610,7 @@ bool SnapshotVm::step()
         return popMark(mark) && addItems(m_op == SETITEMS ? VK::Dict : VK::List, mark);
 
     case MEMOIZE:
-        return memoPut(m_memoCount);
+        return memoPut(m_memo.count());
     case BINPUT:
     case LONG_BINPUT:
         return readFixed(m_op == BINPUT ? 1 : 4, n) && memoPut(n);

@@ -79,6 +79,39 @@ struct Val {
     uint64_t bits = 0;
 };
 
+/// The pickle memo by index. pickle.py memoizes every container, so most of a snapshot's memo is
+/// its trace entries, each taken by its list right after it was filled: nothing can be fetched from
+/// such a slot any more but an error. The slots live in chunks of 4096; a chunk whose every slot
+/// holds a taken record is freed (reads of it give a shared Taken), which keeps the memo's memory
+/// to the frames, strings and containers still alive instead of 16 bytes per trace entry. Indices
+/// far beyond the number of entries (a hostile file) go to a sparse map.
+class MemoTable {
+public:
+    /// The value at `index`, or nullptr when nothing was memoized there.
+    const Val* find(uint64_t index) const;
+    /// Puts `v` at `index`; false when that would make more than `maxEntries` entries.
+    bool put(uint64_t index, const Val& v, uint64_t maxEntries);
+    /// Replaces the value at `index` (which must exist) with `v`; frees its chunk when the chunk
+    /// is now all taken records.
+    void replace(uint64_t index, const Val& v);
+    uint64_t count() const { return m_count; }
+
+private:
+    static constexpr size_t kBits = 12;
+    static constexpr size_t kSize = size_t(1) << kBits;
+    struct Chunk {
+        std::unique_ptr<Val[]> slots; ///< null: freed (all taken) or never used
+        uint32_t assigned = 0, taken = 0;
+        bool freed = false;
+    };
+    Val* slot(uint64_t index);
+    void account(Chunk& c, const Val& old, const Val& now);
+
+    std::vector<Chunk> m_chunks;
+    std::unordered_map<uint64_t, Val> m_sparse;
+    uint64_t m_count = 0;
+};
+
 /// Records a list received, by type.
 struct TypedRecords {
     TraceList traces;
@@ -183,7 +216,6 @@ private:
     bool collapse(VK kind, size_t from);
     bool memoPut(uint64_t index);
     bool memoGet(uint64_t index);
-    Val* memoAt(uint64_t index);
     void release(uint32_t slot, const Val& replacement);
     void memoReplace(uint32_t slot, const Val& replacement);
     bool refuse(const std::string& what);
@@ -224,9 +256,7 @@ private:
     Snapshot m_snap;
     std::vector<Val> m_stack;
     std::vector<size_t> m_marks;
-    std::vector<Val> m_memo;
-    std::unordered_map<uint64_t, Val> m_sparseMemo;
-    uint64_t m_memoCount = 0;
+    MemoTable m_memo;
     std::vector<Container> m_slots;
     std::vector<uint32_t> m_freeSlots;
 

@@ -280,7 +280,7 @@ TEST(SnapshotReader, ExpandableSegmentsOomAndAnnotations)
     EXPECT_EQ(trace[8].action, TraceAction::Annotate);
     EXPECT_EQ(s.text(trace[8].userMetadata), "step 3 begins");
     EXPECT_EQ(trace[7].userMetadata, 0u);
-    EXPECT_EQ(sizeof(TraceEntry), 72u); // what the memory bound of a 1 GB snapshot rests on
+    EXPECT_EQ(sizeof(TraceEntry), 64u); // what the memory bound of a 1 GB snapshot rests on
     EXPECT_EQ(trace[8].stack, kNoStack);
     auto t = replayTrace(s, 0);
     ASSERT_TRUE(t.ok());
