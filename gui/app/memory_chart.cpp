@@ -2,10 +2,14 @@
 
 #include "gui/app/memory_view.h"
 
+#include <QHelpEvent>
+#include <QKeyEvent>
 #include <QMouseEvent>
+#include <QToolTip>
+#include <QWheelEvent>
 #include <QPainter>
-#include <QPainterPath>
 #include <algorithm>
+#include <cmath>
 
 namespace gui {
 
@@ -19,29 +23,49 @@ MemoryChart::MemoryChart(QWidget* parent)
     : QWidget(parent)
 {
     setSizePolicy(QSizePolicy::Expanding, QSizePolicy::Fixed);
-    setFixedHeight(150);
-    setToolTip("Device memory after each event; click to go to an event.");
+    setFixedHeight(170);
+    setFocusPolicy(Qt::ClickFocus);
+    setMouseTracking(true);
 }
 
-void MemoryChart::setSeries(std::vector<uint64_t> reserved, std::vector<uint64_t> allocated, uint64_t capacity)
+void MemoryChart::setSeries(std::vector<uint64_t> reserved, std::vector<uint64_t> allocated, uint64_t capacity,
+    std::vector<int64_t> timesUs)
 {
     m_reserved = std::move(reserved);
     m_allocated = std::move(allocated);
+    m_allocated.resize(m_reserved.size(), 0);
     m_capacity = capacity;
+    // Time only where every event has one; kept non-decreasing so that x never runs backwards.
+    m_hasTime = !m_reserved.empty() && timesUs.size() == m_reserved.size()
+        && std::all_of(timesUs.begin(), timesUs.end(), [](int64_t t) { return t >= 0; });
+    m_times.clear();
+    if (m_hasTime) {
+        m_times = std::move(timesUs);
+        for (size_t i = 1; i < m_times.size(); ++i)
+            m_times[i] = std::max(m_times[i], m_times[i - 1]);
+        m_hasTime = m_times.back() > m_times.front();
+    }
     m_cursor = 0;
-    m_peak = -1;
-    uint64_t peak = 0;
-    for (int i = 0; i < int(m_reserved.size()); ++i)
+    m_peak = m_peakAllocated = -1;
+    uint64_t peak = 0, peakAllocated = 0;
+    for (int i = 0; i < int(m_reserved.size()); ++i) {
         if (m_peak < 0 || m_reserved[size_t(i)] > peak) {
             peak = m_reserved[size_t(i)];
             m_peak = i;
         }
-    for (uint64_t a : m_allocated)
-        peak = std::max(peak, a);
+        if (m_peakAllocated < 0 || m_allocated[size_t(i)] > peakAllocated) {
+            peakAllocated = m_allocated[size_t(i)];
+            m_peakAllocated = i;
+        }
+    }
+    peak = std::max(peak, peakAllocated);
     m_top = std::max<uint64_t>(1, peak + peak / 8);
     // The capacity line is drawn when it is within three times the peak; the scale then includes it.
     if (m_capacity > 0 && m_capacity <= 3 * std::max<uint64_t>(peak, 1))
         m_top = std::max(m_top, m_capacity + m_capacity / 20);
+    m_first = 0;
+    m_last = std::max(0, int(m_reserved.size()) - 1);
+    m_selectFrom = m_selectTo = -1;
     update();
 }
 
@@ -50,25 +74,73 @@ void MemoryChart::setCursor(int event)
     if (event == m_cursor)
         return;
     m_cursor = event;
+    if (!m_reserved.empty() && (event < m_first || event > m_last)) {
+        const int width = m_last - m_first;
+        const int first = std::clamp(event - width / 2, 0, std::max(0, int(m_reserved.size()) - 1 - width));
+        m_first = first;
+        m_last = first + width;
+    }
     update();
 }
 
+void MemoryChart::zoomTo(int first, int last)
+{
+    const int n = int(m_reserved.size());
+    if (n == 0)
+        return;
+    if (first > last)
+        std::swap(first, last);
+    first = std::clamp(first, 0, n - 1);
+    last = std::clamp(last, 0, n - 1);
+    if (last == first) { // at least two events, so that the axis has a width
+        if (last + 1 < n)
+            ++last;
+        else if (first > 0)
+            --first;
+    }
+    m_first = first;
+    m_last = last;
+    update();
+}
+
+void MemoryChart::resetZoom() { zoomTo(0, int(m_reserved.size()) - 1); }
+
 QRect MemoryChart::plotRect() const
 {
-    // Room on the left for the widest axis label.
+    // Room on the left for the widest axis label, below for the time axis.
     QFont small = font();
     small.setPointSizeF(std::max(7.0, small.pointSizeF() * 0.9));
     const int left = QFontMetrics(small).horizontalAdvance("9999.9 MiB") + 16;
-    return rect().adjusted(std::max(70, left), 22, -12, -18);
+    return rect().adjusted(std::max(70, left), 22, -12, -34);
+}
+
+double MemoryChart::axisValue(int event) const
+{
+    return m_hasTime ? double(m_times[size_t(event)] - m_times.front()) : double(event);
+}
+
+QString MemoryChart::axisLabel(double v) const
+{
+    if (!m_hasTime)
+        return QString::number(qint64(v) + 1); // events are numbered from 1 on screen
+    if (v <= 0)
+        return "0";
+    if (v < 1e3)
+        return QString("+%1 µs").arg(v, 0, 'f', 0);
+    if (v < 1e6)
+        return QString("+%1 ms").arg(v / 1e3, 0, 'f', v < 1e4 ? 2 : 1);
+    return QString("+%1 s").arg(v / 1e6, 0, 'f', v < 1e7 ? 3 : 2);
 }
 
 int MemoryChart::xOf(int event) const
 {
     const QRect r = plotRect();
-    const int n = int(m_reserved.size());
-    if (n <= 1)
+    if (m_reserved.empty() || m_last <= m_first)
         return r.left();
-    return r.left() + int(double(event) * double(r.width()) / double(n - 1) + 0.5);
+    const double v0 = axisValue(m_first), v1 = axisValue(m_last);
+    if (v1 <= v0)
+        return r.left();
+    return r.left() + int((axisValue(event) - v0) * double(r.width()) / (v1 - v0) + 0.5);
 }
 
 int MemoryChart::eventAt(int x) const
@@ -77,32 +149,110 @@ int MemoryChart::eventAt(int x) const
     if (n == 0)
         return -1;
     const QRect r = plotRect();
-    if (n == 1 || r.width() <= 0)
-        return 0;
-    const int e = int(double(x - r.left()) * double(n - 1) / double(r.width()) + 0.5);
-    return std::clamp(e, 0, n - 1);
+    if (m_last <= m_first || r.width() <= 0)
+        return m_first;
+    const double v0 = axisValue(m_first), v1 = axisValue(m_last);
+    const double v = v0 + double(std::clamp(x, r.left(), r.right() + 1) - r.left()) * (v1 - v0) / double(r.width());
+    // The nearest event by axis value, among the visible ones.
+    int lo = m_first, hi = m_last;
+    while (lo < hi) {
+        const int mid = lo + (hi - lo) / 2;
+        if (axisValue(mid) < v)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    if (lo > m_first && v - axisValue(lo - 1) < axisValue(lo) - v)
+        --lo;
+    return lo;
 }
 
 void MemoryChart::mousePressEvent(QMouseEvent* e)
 {
     if (e->button() != Qt::LeftButton || m_reserved.empty())
         return QWidget::mousePressEvent(e);
+    if (e->modifiers() & Qt::ShiftModifier) {
+        m_selectFrom = m_selectTo = eventAt(e->pos().x());
+        update();
+        return;
+    }
     emit eventPicked(eventAt(e->pos().x()));
 }
 
 void MemoryChart::mouseMoveEvent(QMouseEvent* e)
 {
-    if (!(e->buttons() & Qt::LeftButton) || m_reserved.empty())
+    if (m_reserved.empty() || !(e->buttons() & Qt::LeftButton))
         return QWidget::mouseMoveEvent(e);
     const int ev = eventAt(e->pos().x());
+    if (m_selectFrom >= 0) {
+        m_selectTo = ev;
+        update();
+        return;
+    }
     if (ev != m_cursor)
         emit eventPicked(ev);
+}
+
+void MemoryChart::mouseReleaseEvent(QMouseEvent* e)
+{
+    if (m_selectFrom < 0 || e->button() != Qt::LeftButton)
+        return QWidget::mouseReleaseEvent(e);
+    const int a = std::min(m_selectFrom, m_selectTo), b = std::max(m_selectFrom, m_selectTo);
+    m_selectFrom = m_selectTo = -1;
+    if (b > a) {
+        zoomTo(a, b);
+        emit rangeSelected(a, b);
+    }
+    update();
+}
+
+void MemoryChart::mouseDoubleClickEvent(QMouseEvent*) { resetZoom(); }
+
+void MemoryChart::keyPressEvent(QKeyEvent* e)
+{
+    if (e->key() == Qt::Key_Escape)
+        return resetZoom();
+    QWidget::keyPressEvent(e);
+}
+
+void MemoryChart::wheelEvent(QWheelEvent* e)
+{
+    const int n = int(m_reserved.size());
+    if (n < 3)
+        return;
+    const int steps = e->angleDelta().y() / 120;
+    if (steps == 0)
+        return;
+    // Zoom around the event under the mouse, keeping it where it is on screen.
+    const int at = eventAt(int(e->position().x()));
+    const double factor = steps > 0 ? 0.8 : 1.25;
+    const double scale = std::pow(factor, std::abs(steps));
+    const int width = std::max(2, int(double(m_last - m_first) * scale + 0.5));
+    const double left = m_last > m_first ? double(at - m_first) / double(m_last - m_first) : 0.5;
+    const int first = std::clamp(at - int(left * width + 0.5), 0, std::max(0, n - 1 - width));
+    zoomTo(first, std::min(n - 1, first + width));
+    e->accept();
+}
+
+bool MemoryChart::event(QEvent* e)
+{
+    if (e->type() == QEvent::ToolTip && !m_reserved.empty()) {
+        auto* help = static_cast<QHelpEvent*>(e);
+        const int ev = eventAt(help->pos().x());
+        QString text = QString("event %1").arg(ev + 1);
+        if (m_hasTime)
+            text += QString(", %1").arg(axisLabel(axisValue(ev)));
+        text += QString("\nreserved %1\nallocated %2").arg(formatBytes(m_reserved[size_t(ev)]), formatBytes(m_allocated[size_t(ev)]));
+        text += "\nClick: go to it. Shift+drag: zoom to a range. Wheel: zoom. Double-click or Esc: whole run.";
+        QToolTip::showText(help->globalPos(), text, this);
+        return true;
+    }
+    return QWidget::event(e);
 }
 
 void MemoryChart::paintEvent(QPaintEvent*)
 {
     QPainter p(this);
-    p.setRenderHint(QPainter::Antialiasing);
     p.fillRect(rect(), palette().base());
     const QRect r = plotRect();
     QFont small = font();
@@ -111,6 +261,8 @@ void MemoryChart::paintEvent(QPaintEvent*)
     const QFontMetrics fm(small);
     p.setPen(QColor(0xc8, 0xc8, 0xc8));
     p.drawRect(r);
+    m_ticks.clear();
+    m_columnsDrawn = 0;
     if (m_reserved.empty()) {
         p.setPen(palette().text().color());
         p.drawText(r, Qt::AlignCenter, "No events.");
@@ -118,7 +270,6 @@ void MemoryChart::paintEvent(QPaintEvent*)
     }
     auto yOf = [&](uint64_t v) { return r.bottom() - int(double(v) / double(m_top) * double(r.height()) + 0.5); };
     // Y axis: 0, half, top.
-    p.setPen(palette().text().color());
     for (int i = 0; i <= 2; ++i) {
         const uint64_t v = m_top / 2 * uint64_t(i);
         const int y = yOf(v);
@@ -129,27 +280,75 @@ void MemoryChart::paintEvent(QPaintEvent*)
         p.setPen(palette().text().color());
         p.drawText(QRect(0, y - 8, r.left() - 6, 16), Qt::AlignRight | Qt::AlignVCenter, formatBytes(v));
     }
-    auto series = [&](const std::vector<uint64_t>& values, const QColor& colour, bool fill) {
-        QPainterPath path;
-        path.moveTo(xOf(0), yOf(values[0]));
-        for (int i = 1; i < int(values.size()); ++i) {
-            path.lineTo(xOf(i), yOf(values[size_t(i - 1)])); // a step: memory holds until the next event
-            path.lineTo(xOf(i), yOf(values[size_t(i)]));
+    // X axis: about one tick per 110 px, at round values.
+    {
+        const double v0 = axisValue(m_first), v1 = axisValue(m_last);
+        const int want = std::max(2, r.width() / 110);
+        double step = std::max(1.0, (v1 - v0) / want);
+        const double mag = std::pow(10.0, std::floor(std::log10(step)));
+        for (double m : { 1.0, 2.0, 5.0, 10.0 })
+            if (m * mag >= step) {
+                step = m * mag;
+                break;
+            }
+        for (double v = std::ceil(v0 / step) * step; v <= v1 + 1e-9 && v1 > v0; v += step) {
+            const int x = r.left() + int((v - v0) * double(r.width()) / (v1 - v0) + 0.5);
+            p.setPen(QColor(0xe8, 0xe8, 0xe8));
+            p.drawLine(x, r.top() + 1, x, r.bottom() - 1);
+            p.setPen(palette().text().color());
+            const QString label = axisLabel(v);
+            m_ticks.push_back(label);
+            const int w = fm.horizontalAdvance(label) + 4;
+            p.drawText(QRect(std::clamp(x - w / 2, 0, width() - w), r.bottom() + 2, w, 14), Qt::AlignCenter, label);
         }
-        if (fill) {
-            QPainterPath area = path;
-            area.lineTo(xOf(int(values.size()) - 1), r.bottom());
-            area.lineTo(xOf(0), r.bottom());
-            area.closeSubpath();
-            QColor c = colour;
-            c.setAlpha(50);
-            p.fillPath(area, c);
-        }
-        p.setPen(QPen(colour, 1.5));
-        p.drawPath(path);
+    }
+    // Level of detail: per pixel column of the visible events, the lowest and highest values and
+    // the value the column ends at (memory holds until the next event).
+    struct Column {
+        bool any = false;
+        uint64_t rMin = 0, rMax = 0, aMin = 0, aMax = 0, rLast = 0, aLast = 0;
     };
-    series(m_reserved, kReserved, true);
-    series(m_allocated, kAllocated, false);
+    const int w = std::max(1, r.width() + 1);
+    std::vector<Column> cols(static_cast<size_t>(w));
+    for (int i = m_first; i <= m_last; ++i) {
+        const int c = std::clamp(xOf(i) - r.left(), 0, w - 1);
+        Column& col = cols[size_t(c)];
+        const uint64_t rv = m_reserved[size_t(i)], av = m_allocated[size_t(i)];
+        if (!col.any) {
+            col = Column { true, rv, rv, av, av, rv, av };
+        } else {
+            col.rMin = std::min(col.rMin, rv);
+            col.rMax = std::max(col.rMax, rv);
+            col.aMin = std::min(col.aMin, av);
+            col.aMax = std::max(col.aMax, av);
+            col.rLast = rv;
+            col.aLast = av;
+        }
+    }
+    // The memory before the first visible event's column holds from the event before it.
+    uint64_t rHold = m_first > 0 ? m_reserved[size_t(m_first - 1)] : m_reserved[size_t(m_first)];
+    uint64_t aHold = m_first > 0 ? m_allocated[size_t(m_first - 1)] : m_allocated[size_t(m_first)];
+    QColor fill = kReserved;
+    fill.setAlpha(50);
+    for (int c = 0; c < w; ++c) {
+        const Column& col = cols[size_t(c)];
+        const int x = r.left() + c;
+        const uint64_t rMax = col.any ? std::max(col.rMax, rHold) : rHold;
+        const uint64_t rMin = col.any ? std::min(col.rMin, rHold) : rHold;
+        const uint64_t aMax = col.any ? std::max(col.aMax, aHold) : aHold;
+        const uint64_t aMin = col.any ? std::min(col.aMin, aHold) : aHold;
+        p.setPen(fill);
+        p.drawLine(x, r.bottom(), x, yOf(rMax));
+        p.setPen(kReserved);
+        p.drawLine(x, yOf(rMin), x, yOf(rMax));
+        p.setPen(kAllocated);
+        p.drawLine(x, yOf(aMin), x, yOf(aMax));
+        if (col.any) {
+            ++m_columnsDrawn;
+            rHold = col.rLast;
+            aHold = col.aLast;
+        }
+    }
     if (m_capacity > 0 && m_capacity <= m_top) {
         p.setPen(QPen(kCapacity, 1, Qt::DashLine));
         const int y = yOf(m_capacity);
@@ -157,24 +356,38 @@ void MemoryChart::paintEvent(QPaintEvent*)
         p.drawText(QRect(r.left() + 4, y - 15, r.width() - 8, 14), Qt::AlignLeft | Qt::AlignBottom,
             "capacity " + formatBytes(m_capacity));
     }
-    // Peak.
-    if (m_peak >= 0) {
-        const QPoint peak(xOf(m_peak), yOf(m_reserved[size_t(m_peak)]));
-        p.setBrush(kReserved);
+    // Shift+drag selection.
+    if (m_selectFrom >= 0) {
+        const int a = xOf(std::min(m_selectFrom, m_selectTo)), b = xOf(std::max(m_selectFrom, m_selectTo));
+        p.fillRect(QRect(QPoint(a, r.top()), QPoint(std::max(a + 1, b), r.bottom())), QColor(0x40, 0x80, 0xd0, 60));
+    }
+    // Peaks, where visible.
+    p.setRenderHint(QPainter::Antialiasing);
+    auto mark = [&](int ev, uint64_t value, const QColor& colour, const QString& text) {
+        if (ev < m_first || ev > m_last)
+            return;
+        const QPoint at(xOf(ev), yOf(value));
+        p.setBrush(colour);
         p.setPen(Qt::NoPen);
-        p.drawEllipse(peak, 4, 4);
+        p.drawEllipse(at, 4, 4);
         p.setBrush(Qt::NoBrush);
         p.setPen(palette().text().color());
-        const QString text
-            = QString("peak %1 at event %2").arg(formatBytes(m_reserved[size_t(m_peak)])).arg(m_peak + 1);
-        const int w = fm.horizontalAdvance(text) + 4;
-        const int x = std::clamp(peak.x() - w / 2, r.left() + 2, r.right() - w - 2);
-        p.drawText(QRect(x, std::max(0, peak.y() - 18), w, 14), Qt::AlignCenter, text);
-    }
+        const int tw = fm.horizontalAdvance(text) + 4;
+        const int x = std::clamp(at.x() - tw / 2, r.left() + 2, r.right() - tw - 2);
+        p.drawText(QRect(x, std::max(0, at.y() - 18), tw, 14), Qt::AlignCenter, text);
+    };
+    if (m_peak >= 0)
+        mark(m_peak, m_reserved[size_t(m_peak)], kReserved,
+            QString("peak %1 at event %2").arg(formatBytes(m_reserved[size_t(m_peak)])).arg(m_peak + 1));
+    if (m_peakAllocated >= 0 && m_peakAllocated != m_peak)
+        mark(m_peakAllocated, m_allocated[size_t(m_peakAllocated)], kAllocated, QString());
+    p.setRenderHint(QPainter::Antialiasing, false);
     // Cursor.
-    const int cx = xOf(std::clamp(m_cursor, 0, int(m_reserved.size()) - 1));
-    p.setPen(QPen(QColor(0x20, 0x20, 0x20), 1));
-    p.drawLine(cx, r.top(), cx, r.bottom());
+    if (m_cursor >= m_first && m_cursor <= m_last) {
+        const int cx = xOf(m_cursor);
+        p.setPen(QPen(QColor(0x20, 0x20, 0x20), 1));
+        p.drawLine(cx, r.top(), cx, r.bottom());
+    }
     // Legend on the top line.
     int x = r.left();
     auto legend = [&](const QColor& c, const QString& name) {
@@ -188,8 +401,11 @@ void MemoryChart::paintEvent(QPaintEvent*)
     legend(kAllocated, "allocated " + formatBytes(m_allocated[at]));
     if (m_capacity > m_top)
         legend(kCapacity, "capacity " + formatBytes(m_capacity) + " (off the scale)");
-    p.drawText(QRect(r.left(), r.bottom() + 2, r.width(), 16), Qt::AlignRight | Qt::AlignVCenter,
-        QString("%1 events").arg(m_reserved.size()));
+    const bool zoomed = m_first > 0 || m_last < int(m_reserved.size()) - 1;
+    QString right = zoomed ? QString("events %1–%2 of %3").arg(m_first + 1).arg(m_last + 1).arg(m_reserved.size())
+                           : QString("%1 events").arg(m_reserved.size());
+    right += m_hasTime ? ", time since the first" : ", by event";
+    p.drawText(QRect(r.left(), r.bottom() + 17, r.width(), 16), Qt::AlignRight | Qt::AlignVCenter, right);
 }
 
 } // namespace gui

@@ -1,8 +1,14 @@
 #pragma once
 /// The chart under the Memory view: device reserved and allocated bytes after every event of a run
-/// (Event::deviceReserved / deviceAllocated), painted with QPainter, with the peak marked, the
-/// device capacity as a line when it fits the scale, and a cursor at the current step. Clicking or
-/// dragging picks the event under the mouse.
+/// (Event::deviceReserved / deviceAllocated), painted with QPainter, with the peaks marked, the
+/// device capacity as a line when it fits the scale, and a cursor at the current step.
+///
+/// The x axis is time where the run knows it (a recording's time_us: Event::timeUs), else the
+/// event number. The view zooms as memory_viz and Nsight do: the wheel zooms around the mouse,
+/// Shift+drag selects a range (rangeSelected; the view zooms to it), double-click or Esc shows the
+/// whole run again. Whatever the zoom, at most one min/max pair per pixel column is drawn (level
+/// of detail), so a run of 100,000 steps paints as fast as one of 100. Clicking or dragging picks
+/// the event under the mouse; the tooltip names the event, its time and both values.
 #include <QWidget>
 #include <cstdint>
 #include <vector>
@@ -14,36 +20,73 @@ class MemoryChart : public QWidget {
 public:
     explicit MemoryChart(QWidget* parent = nullptr);
 
-    /// One value pair per event; `capacity` 0 when unknown. Resets the cursor to event 0.
-    void setSeries(std::vector<uint64_t> reserved, std::vector<uint64_t> allocated, uint64_t capacity);
-    /// Moves the cursor.
+    /// One value pair per event; `capacity` 0 when unknown; `timesUs` one time per event in
+    /// microseconds, or empty (or any negative) when the run does not know them: the axis then
+    /// counts events. Resets the cursor to event 0 and the zoom to the whole run.
+    void setSeries(std::vector<uint64_t> reserved, std::vector<uint64_t> allocated, uint64_t capacity,
+        std::vector<int64_t> timesUs = {});
+    /// Moves the cursor (and the zoomed window, when the event is outside it).
     void setCursor(int event);
     int cursor() const { return m_cursor; }
-    /// The event drawn at x (clamped to the events), -1 when there are none.
+    /// The event drawn at x (clamped to the visible events), -1 when there are none.
     int eventAt(int x) const;
-    /// The x of event `event`'s point.
+    /// The x of event `event`'s point (may be outside the plot when zoomed).
     int xOf(int event) const;
 
-    QSize sizeHint() const override { return QSize(600, 150); }
-    QSize minimumSizeHint() const override { return QSize(200, 110); }
+    /// The visible events, first and last (the whole run unless zoomed).
+    int firstShown() const { return m_first; }
+    int lastShown() const { return m_last; }
+    /// Shows events [first, last] (clamped; at least two events when the run has them).
+    void zoomTo(int first, int last);
+    void resetZoom();
+    /// Events of the highest reserved and highest allocated values (-1 when there are no events).
+    int peakReservedEvent() const { return m_peak; }
+    int peakAllocatedEvent() const { return m_peakAllocated; }
+    /// Whether the x axis is time (every event has a time) or event numbers.
+    bool hasTime() const { return m_hasTime; }
+    /// The x axis's tick labels as last painted (for tests and screenshots).
+    const std::vector<QString>& tickLabels() const { return m_ticks; }
+    /// The pixel columns the last paint drew (never more than the plot's width).
+    int columnsDrawn() const { return m_columnsDrawn; }
+
+    QSize sizeHint() const override { return QSize(600, 170); }
+    QSize minimumSizeHint() const override { return QSize(200, 120); }
 
 signals:
     /// The user clicked (or dragged to) event `event`.
     void eventPicked(int event);
+    /// The user selected events [first, last] with Shift+drag.
+    void rangeSelected(int first, int last);
 
 protected:
     void paintEvent(QPaintEvent* event) override;
     void mousePressEvent(QMouseEvent* event) override;
     void mouseMoveEvent(QMouseEvent* event) override;
+    void mouseReleaseEvent(QMouseEvent* event) override;
+    void mouseDoubleClickEvent(QMouseEvent* event) override;
+    void wheelEvent(QWheelEvent* event) override;
+    void keyPressEvent(QKeyEvent* event) override;
+    bool event(QEvent* event) override;
 
 private:
     QRect plotRect() const;
+    /// Position of event i on the axis: its time, or i.
+    double axisValue(int event) const;
+    /// "+12.5 ms", "+3.20 s" from the first event's time, or the event number.
+    QString axisLabel(double value) const;
 
     std::vector<uint64_t> m_reserved, m_allocated;
+    std::vector<int64_t> m_times;
+    bool m_hasTime = false;
     uint64_t m_capacity = 0;
     uint64_t m_top = 1; ///< bytes at the top of the plot
     int m_peak = -1; ///< event of the highest reserved
+    int m_peakAllocated = -1;
     int m_cursor = 0;
+    int m_first = 0, m_last = 0; ///< the visible events
+    int m_selectFrom = -1, m_selectTo = -1; ///< Shift+drag in progress
+    std::vector<QString> m_ticks;
+    int m_columnsDrawn = 0;
 };
 
 } // namespace gui

@@ -112,6 +112,17 @@ RuntimePanel::RuntimePanel(QWidget* parent)
     for (auto* b : { first, prevCall, back, m_playButton, forward, nextCallButton, last })
         controls->addWidget(b);
     controls->addWidget(m_slider, 1);
+    // The peak one click away (memory_viz users look there first).
+    auto* peak = new QToolButton(this);
+    peak->setObjectName("runtimePeak");
+    peak->setText("Peak");
+    peak->setToolTip("Go to the event of the highest reserved memory (P)");
+    peak->setFocusPolicy(Qt::NoFocus);
+    controls->addWidget(peak);
+    connect(peak, &QToolButton::clicked, this, [this] {
+        if (m_chart->peakReservedEvent() >= 0)
+            setStep(m_chart->peakReservedEvent());
+    });
 
     auto* details = new QWidget;
     auto* detailsLayout = new QVBoxLayout(details);
@@ -192,6 +203,10 @@ RuntimePanel::RuntimePanel(QWidget* parent)
     shortcut(Qt::Key_Space, [this] { togglePlay(); });
     shortcut(Qt::Key_Home, [this] { setStep(0); });
     shortcut(Qt::Key_End, [this] { setStep(eventCount() - 1); });
+    shortcut(Qt::Key_P, [this] {
+        if (m_chart->peakReservedEvent() >= 0)
+            setStep(m_chart->peakReservedEvent());
+    });
 }
 
 RuntimePanel::~RuntimePanel() = default;
@@ -233,12 +248,15 @@ void RuntimePanel::showLoaded(const std::shared_ptr<const Loaded>& loaded)
         m_slider->setEnabled(events > 0);
     }
     std::vector<uint64_t> reserved, allocated;
+    std::vector<int64_t> times;
     if (m_run)
         for (const auto& e : m_run->sim.events) {
             reserved.push_back(e.deviceReserved);
             allocated.push_back(e.deviceAllocated);
+            times.push_back(e.timeUs);
         }
-    m_chart->setSeries(std::move(reserved), std::move(allocated), m_run ? m_run->sim.capacityBytes : 0);
+    m_chart->setSeries(
+        std::move(reserved), std::move(allocated), m_run ? m_run->sim.capacityBytes : 0, std::move(times));
     if (!m_run) {
         m_title->setText(m_error);
         m_position->clear();
