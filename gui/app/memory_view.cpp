@@ -79,12 +79,48 @@ struct LegendItem {
     QRect rect; ///< swatch and name
 };
 
-/// The legend's entries laid out left to right, wrapping at `width`.
-std::vector<LegendItem> legendItems(const QFont& font, int width)
+/// The categories of a recording's owners (engine/snapshot/snapshot_story.h), in legend order.
+const std::vector<std::string>& recordedCategories()
+{
+    static const std::vector<std::string> c { "graph tensor", "warm-up", "static input copy", "capture",
+        "autotuning", "library workspace", "checkpoint restore", "eager", "unknown" };
+    return c;
+}
+
+/// The categories a recording's owners have, in legend order; empty for a simulation (its legend is
+/// the owner kinds).
+std::vector<std::string> categoriesOf(const engine::runtime::Simulation* sim)
+{
+    std::vector<bool> present(recordedCategories().size(), false);
+    std::vector<std::string> extra;
+    if (sim)
+        for (const auto& o : sim->owners) {
+            if (o.kind != engine::runtime::OwnerKind::Recorded || o.category.empty())
+                continue;
+            auto it = std::find(recordedCategories().begin(), recordedCategories().end(), o.category);
+            if (it != recordedCategories().end())
+                present[size_t(it - recordedCategories().begin())] = true;
+            else if (std::find(extra.begin(), extra.end(), o.category) == extra.end())
+                extra.push_back(o.category);
+        }
+    std::vector<std::string> out;
+    for (size_t i = 0; i < present.size(); ++i)
+        if (present[i])
+            out.push_back(recordedCategories()[i]);
+    out.insert(out.end(), extra.begin(), extra.end());
+    return out;
+}
+
+/// The legend's entries laid out left to right, wrapping at `width`: the owner kinds, or a
+/// recording's categories when it has them.
+std::vector<LegendItem> legendItems(const QFont& font, int width, const std::vector<std::string>& categories)
 {
     std::vector<LegendItem> items;
-    for (auto k : legendKinds())
-        items.push_back({ ownerKindColor(k), legendName(k), false, {} });
+    for (const auto& c : categories)
+        items.push_back({ recordedCategoryColor(c), QString::fromStdString(c), false, {} });
+    if (categories.empty())
+        for (auto k : legendKinds())
+            items.push_back({ ownerKindColor(k), legendName(k), false, {} });
     items.push_back({ freeBlockColor(), "free", false, {} });
     items.push_back({ QColor(0xb0, 0xb0, 0xb0), "allocated, no owner", true, {} });
     const QFontMetrics fm(font);
@@ -136,6 +172,21 @@ QColor ownerKindColor(engine::runtime::OwnerKind kind)
     return Qt::gray;
 }
 
+QColor recordedCategoryColor(const std::string& category)
+{
+    static const std::vector<std::pair<const char*, QColor>> colours {
+        { "graph tensor", QColor(0xe1, 0x57, 0x59) }, { "warm-up", QColor(0xf2, 0x8e, 0x2b) },
+        { "static input copy", QColor(0x3f, 0xb8, 0xaf) }, { "capture", QColor(0xb0, 0x7a, 0xa1) },
+        { "autotuning", QColor(0xed, 0xc9, 0x48) }, { "library workspace", QColor(0x9c, 0x75, 0x5f) },
+        { "checkpoint restore", QColor(0xff, 0x9d, 0xa7) }, { "eager", QColor(0x4e, 0x79, 0xa7) },
+        { "unknown", QColor(0x76, 0x8f, 0xa6) } };
+    for (const auto& [name, colour] : colours)
+        if (category == name)
+            return colour;
+    // A category this build does not know: a stable colour of its own.
+    return QColor::fromHsv(int(qHash(QString::fromStdString(category)) % 360), 90, 200);
+}
+
 QColor freeBlockColor()
 {
     return QColor(0xe4, 0xe4, 0xe4);
@@ -158,6 +209,7 @@ MemoryView::MemoryView(QWidget* parent)
 void MemoryView::setSimulation(std::shared_ptr<const engine::runtime::Simulation> sim)
 {
     m_sim = std::move(sim);
+    m_categories = categoriesOf(m_sim.get());
     clear(m_sim ? "Reading memory ..." : "No run.");
 }
 
@@ -239,7 +291,7 @@ void MemoryView::layoutRows()
     const int barLeft = kMargin + kLabelWidth;
     const int barWidth = std::max(100, width() - barLeft - kMargin);
     const double scale = double(barWidth) / double(largest);
-    const auto legend = legendItems(smallFont(font()), width());
+    const auto legend = legendItems(smallFont(font()), width(), m_categories);
     m_top = legend.back().rect.bottom() + 1 + 6;
     int y = m_top;
     for (int pi = 0; pi < int(pools.size()); ++pi) {
@@ -301,7 +353,8 @@ QString MemoryView::tooltip(const BlockPlace& place) const
     const auto* o = ownerOf(b);
     if (!o)
         return t + "<br>allocated, no owner (re-created by a rollback)";
-    t += QString("<br>%1").arg(legendName(o->kind));
+    t += QString("<br>%1").arg(
+        o->category.empty() ? QString(legendName(o->kind)) : QString::fromStdString(o->category).toHtmlEscaped());
     if (!o->tensor.empty())
         t += QString(" <b>%1</b>").arg(QString::fromStdString(o->tensor).toHtmlEscaped());
     if (!o->graph.empty())
@@ -310,6 +363,17 @@ QString MemoryView::tooltip(const BlockPlace& place) const
         t += QString(" key %1").arg(QString::fromStdString(o->key).toHtmlEscaped());
     if (o->call >= 0)
         t += QString("<br>made by call %1").arg(o->call);
+    if (!o->evidence.empty())
+        t += QString("<br><i>why: %1</i>").arg(QString::fromStdString(o->evidence).toHtmlEscaped());
+    if (!o->stack.empty()) {
+        // The whole stack, innermost first, as memory_viz shows it on hover (long ones cut at 24 frames).
+        const QStringList frames = QString::fromStdString(o->stack).split('\n', Qt::SkipEmptyParts);
+        t += "<br><b>stack</b>";
+        for (int i = 0; i < frames.size() && i < 24; ++i)
+            t += "<br>&nbsp;&nbsp;" + frames[i].toHtmlEscaped();
+        if (frames.size() > 24)
+            t += QString("<br>&nbsp;&nbsp;... %1 more").arg(frames.size() - 24);
+    }
     return t;
 }
 
@@ -342,7 +406,7 @@ void MemoryView::paintEvent(QPaintEvent*)
     const QFont small = smallFont(font());
     // Legend, in as many lines as the width needs.
     p.setFont(small);
-    for (const auto& item : legendItems(small, width())) {
+    for (const auto& item : legendItems(small, width(), m_categories)) {
         const QRect r(item.rect.left(), item.rect.top() + 4, 12, 12);
         p.fillRect(r, item.fill);
         if (item.hatched)
@@ -392,7 +456,11 @@ void MemoryView::paintEvent(QPaintEvent*)
     for (const auto& place : m_blocks) {
         const auto& b = pools[size_t(place.pool)].segments[size_t(place.segment)].blocks[size_t(place.block)];
         const auto* owner = ownerOf(b);
-        QColor fill = !b.allocated ? freeBlockColor() : owner ? ownerKindColor(owner->kind) : QColor(0xb0, 0xb0, 0xb0);
+        QColor fill = !b.allocated ? freeBlockColor()
+            : !owner                 ? QColor(0xb0, 0xb0, 0xb0)
+            : owner->kind == engine::runtime::OwnerKind::Recorded && !owner->category.empty()
+            ? recordedCategoryColor(owner->category)
+            : ownerKindColor(owner->kind);
         p.fillRect(place.rect, fill);
         if (b.allocated && !owner)
             p.fillRect(place.rect, QBrush(QColor(0x60, 0x60, 0x60), Qt::BDiagPattern));

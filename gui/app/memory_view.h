@@ -18,6 +18,8 @@ namespace gui {
 
 /// Fill colour of a block by owner kind (the legend's colours).
 QColor ownerKindColor(engine::runtime::OwnerKind kind);
+/// Fill colour of a recorded block by its owner's category ("graph tensor", "autotuning", ...).
+QColor recordedCategoryColor(const std::string& category);
 /// Light grey of a free block.
 QColor freeBlockColor();
 /// "1.5 MiB", "512 B", "38.0 MiB".
@@ -77,6 +79,7 @@ private:
     int contentHeight() const;
 
     std::shared_ptr<const engine::runtime::Simulation> m_sim;
+    std::vector<std::string> m_categories; ///< a recording's owner categories, for the legend
     std::shared_ptr<const std::vector<engine::runtime::PoolSnapshot>> m_pools;
     QString m_message;
     int m_event = -1;
