@@ -1,5 +1,7 @@
 #include "gui/app/memory_view.h"
 
+#include "gui/app/memory_breakdown.h"
+
 #include "engine/report/details.h"
 
 #include <QHelpEvent>
@@ -211,6 +213,14 @@ void MemoryView::setSimulation(std::shared_ptr<const engine::runtime::Simulation
     m_sim = std::move(sim);
     m_categories = categoriesOf(m_sim.get());
     clear(m_sim ? "Reading memory ..." : "No run.");
+}
+
+void MemoryView::setHighlight(const QString& text)
+{
+    if (text == m_highlight)
+        return;
+    m_highlight = text;
+    update();
 }
 
 void MemoryView::setMemory(int event, std::shared_ptr<const std::vector<engine::runtime::PoolSnapshot>> pools)
@@ -461,7 +471,14 @@ void MemoryView::paintEvent(QPaintEvent*)
             : owner->kind == engine::runtime::OwnerKind::Recorded && !owner->category.empty()
             ? recordedCategoryColor(owner->category)
             : ownerKindColor(owner->kind);
+        const bool marked = !m_highlight.isEmpty() && b.allocated && owner && ownerMatches(*owner, m_highlight);
+        if (!m_highlight.isEmpty() && !marked) // faded: not what the filter looks for
+            fill = QColor((fill.red() + 3 * 255) / 4, (fill.green() + 3 * 255) / 4, (fill.blue() + 3 * 255) / 4);
         p.fillRect(place.rect, fill);
+        if (marked) {
+            p.setPen(QPen(QColor(0x10, 0x10, 0x10), 2));
+            p.drawRect(place.rect.adjusted(1, 1, -1, -1));
+        }
         if (b.allocated && !owner)
             p.fillRect(place.rect, QBrush(QColor(0x60, 0x60, 0x60), Qt::BDiagPattern));
         if (place.rect.width() >= 3) {

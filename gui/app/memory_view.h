@@ -33,10 +33,15 @@ public:
     /// The run whose memory is shown: its owners (that blocks' owner ids index) and its pools' graphs
     /// (for the pool headers). Clears what is shown.
     void setSimulation(std::shared_ptr<const engine::runtime::Simulation> sim);
+    std::shared_ptr<const engine::runtime::Simulation> simulation() const { return m_sim; }
     /// Shows memory after event `event`; clears the stale mark.
     void setMemory(int event, std::shared_ptr<const std::vector<engine::runtime::PoolSnapshot>> pools);
     /// Greys what is shown (the previous step) while the current one is being read.
     void setStale(bool stale);
+    /// Marks the blocks whose owner matches `text` (gui::ownerMatches) and fades the others; empty:
+    /// none marked.
+    void setHighlight(const QString& text);
+    QString highlight() const { return m_highlight; }
     /// Nothing to show (no run, or the run has no memory timeline): paints `message`.
     void clear(const QString& message);
 
@@ -80,6 +85,7 @@ private:
 
     std::shared_ptr<const engine::runtime::Simulation> m_sim;
     std::vector<std::string> m_categories; ///< a recording's owner categories, for the legend
+    QString m_highlight;
     std::shared_ptr<const std::vector<engine::runtime::PoolSnapshot>> m_pools;
     QString m_message;
     int m_event = -1;

@@ -1,5 +1,6 @@
 #include "gui/app/runtime_panel.h"
 
+#include "gui/app/memory_breakdown.h"
 #include "gui/app/memory_chart.h"
 #include "gui/app/memory_view.h"
 #include "gui/app/panel_loader.h"
@@ -67,6 +68,7 @@ RuntimePanel::RuntimePanel(QWidget* parent)
     , m_log(new QPlainTextEdit)
     , m_memory(new MemoryView)
     , m_chart(new MemoryChart)
+    , m_breakdown(new MemoryBreakdown)
     , m_timer(new QTimer(this))
     , m_fetcher(new MemoryFetcher(this))
 {
@@ -149,8 +151,17 @@ RuntimePanel::RuntimePanel(QWidget* parent)
     m_memoryPane = memory;
     auto* memoryLayout = new QVBoxLayout(memory);
     memoryLayout->setContentsMargins(0, 0, 0, 0);
-    memoryLayout->addWidget(scroll, 1);
+    // The memory drawn, and beside it what owns it (by category, owner or site, with a frame filter).
+    auto* memorySplit = new QSplitter(Qt::Horizontal);
+    memorySplit->setObjectName("memorySplit");
+    memorySplit->addWidget(scroll);
+    memorySplit->addWidget(m_breakdown);
+    memorySplit->setStretchFactor(0, 1);
+    memorySplit->setStretchFactor(1, 0);
+    memorySplit->setSizes({ 640, 260 });
+    memoryLayout->addWidget(memorySplit, 1);
     memoryLayout->addWidget(m_chart);
+    connect(m_breakdown, &MemoryBreakdown::filterChanged, m_memory, &MemoryView::setHighlight);
 
     auto* splitter = new QSplitter(Qt::Horizontal);
     splitter->addWidget(details);
@@ -241,6 +252,7 @@ void RuntimePanel::showLoaded(const std::shared_ptr<const Loaded>& loaded)
     m_fetcher->reset(loaded->db, m_run ? m_run->row.id : 0, events);
     // The memory view shares the run's owners and pools through an aliasing pointer.
     m_memory->setSimulation(m_run ? std::shared_ptr<const engine::runtime::Simulation>(m_run, &m_run->sim) : nullptr);
+    m_breakdown->setSimulation(m_memory->simulation());
     {
         const QSignalBlocker block(m_slider);
         m_slider->setRange(0, std::max(0, events - 1));
@@ -453,6 +465,7 @@ void RuntimePanel::showMemory(int event, const MemorySnapshot& pools, const QStr
         m_memory->setMemory(event, pools);
     else
         m_memory->clear(error);
+    m_breakdown->setMemory(pools);
     emit memoryShown(event);
 }
 

@@ -25,6 +25,7 @@ class QToolButton;
 
 namespace gui {
 
+class MemoryBreakdown;
 class MemoryChart;
 class MemoryView;
 
@@ -61,6 +62,7 @@ public:
 
     MemoryView* memoryView() const { return m_memory; }
     MemoryChart* memoryChart() const { return m_chart; }
+    MemoryBreakdown* memoryBreakdown() const { return m_breakdown; }
     /// The pools the Memory view draws now (those of memoryShown's event).
     const std::vector<engine::runtime::PoolSnapshot>& shown() const;
     /// Where a block is drawn, in memoryView() coordinates (see MemoryView::blockRect).
@@ -105,6 +107,7 @@ private:
     QPlainTextEdit* m_log;
     MemoryView* m_memory;
     MemoryChart* m_chart;
+    MemoryBreakdown* m_breakdown;
     QTimer* m_timer;
     MemoryFetcher* m_fetcher;
 

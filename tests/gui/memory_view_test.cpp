@@ -1,6 +1,7 @@
 // The Memory view on a recording (issue 18): blocks coloured by what their owner is (the snapshot
 // story's categories: graph tensor, autotuning, library workspace, ...), a legend of the categories
 // the recording has, and on hover the owner's evidence and whole stack, as memory_viz shows it.
+#include "gui/app/memory_breakdown.h"
 #include "gui/app/memory_view.h"
 #include "tests/gui/screenshot.h"
 
@@ -14,6 +15,8 @@ private slots:
     void recordedBlocksAreColouredByCategory();
     void hoverShowsEvidenceAndTheWholeStack();
     void simulatedRunsKeepTheOwnerKinds();
+    void breakdownByCategoryOwnerAndSite();
+    void frameFilterKeepsMatchingOwnersAndMarksTheirBlocks();
 };
 
 namespace {
@@ -105,6 +108,50 @@ void MemoryViewTest::simulatedRunsKeepTheOwnerKinds()
     view.setMemory(0, memory());
     view.show();
     QCOMPARE(colourAt(view, view.blockRect(0, 0, 0)), gui::ownerKindColor(engine::runtime::OwnerKind::Output));
+}
+
+void MemoryViewTest::breakdownByCategoryOwnerAndSite()
+{
+    gui::MemoryBreakdown b;
+    b.setSimulation(recording());
+    b.setMemory(memory());
+    // Two 8 MiB blocks, one graph tensor and one autotuning buffer; the free 4 MiB counts for none.
+    QCOMPARE(b.rows().size(), size_t(2));
+    QCOMPARE(b.total(), 16 * MiB);
+    QCOMPARE(b.rows()[0].bytes, 8 * MiB);
+    QCOMPARE(b.rows()[0].name, QString("autotuning")); // equal bytes: by name
+    QCOMPARE(b.rows()[1].name, QString("graph tensor"));
+    b.setGroupBy(gui::MemoryBreakdown::GroupBy::Owner);
+    QCOMPARE(b.rows().size(), size_t(2));
+    QVERIFY(b.rows()[0].name == "compile 0/1 recording 1" || b.rows()[1].name == "compile 0/1 recording 1");
+    b.setGroupBy(gui::MemoryBreakdown::GroupBy::Site);
+    QCOMPARE(b.rows().size(), size_t(1)); // both made at model.py:42 forward
+    QCOMPARE(b.rows()[0].bytes, 16 * MiB);
+    QCOMPARE(b.rows()[0].blocks, 2);
+}
+
+void MemoryViewTest::frameFilterKeepsMatchingOwnersAndMarksTheirBlocks()
+{
+    gui::MemoryView view;
+    view.resize(900, 300);
+    view.setSimulation(recording());
+    view.setMemory(0, memory());
+    gui::MemoryBreakdown b;
+    QObject::connect(&b, &gui::MemoryBreakdown::filterChanged, &view, &gui::MemoryView::setHighlight);
+    b.setSimulation(recording());
+    b.setMemory(memory());
+    b.setFilter("BENCHMARKING.py"); // case-insensitive, in the stack
+    QCOMPARE(b.rows().size(), size_t(1));
+    QCOMPARE(b.rows()[0].name, QString("autotuning"));
+    QCOMPARE(b.total(), 8 * MiB);
+    QCOMPARE(view.highlight(), QString("BENCHMARKING.py"));
+    view.show();
+    // The graph tensor's block is faded, the autotuning block keeps its colour.
+    QVERIFY(colourAt(view, view.blockRect(0, 0, 0)) != gui::recordedCategoryColor("graph tensor"));
+    QCOMPARE(colourAt(view, view.blockRect(0, 0, 1)).rgb(), QColor(0x10, 0x10, 0x10).rgb()); // its outline
+    b.setFilter("");
+    QCOMPARE(view.highlight(), QString());
+    QCOMPARE(colourAt(view, view.blockRect(0, 0, 0)), gui::recordedCategoryColor("graph tensor"));
 }
 
 QTEST_MAIN(MemoryViewTest)
