@@ -100,6 +100,9 @@ struct Event {
     /// Recorded runs: the time of the (last) trace entry of the step, microseconds as the file
     /// gives them (time_us: since the epoch on CUDA); -1 when unknown or simulated.
     int64_t timeUs = -1;
+    /// Recorded runs: the allocated bytes after the step split by owner category, indexed like
+    /// Simulation::categories (empty when the run has none): the chart's stacked layers.
+    std::vector<uint64_t> categoryBytes;
 };
 
 } // namespace engine::runtime

@@ -151,6 +151,8 @@ struct Simulation {
     std::vector<PoolRecord> pools;
     std::vector<Hazard> hazards;
     std::vector<OwnerInfo> owners; ///< indexed by memory::OwnerId
+    /// Recorded runs: the owner categories that Event::categoryBytes indexes, in a fixed order.
+    std::vector<std::string> categories;
     std::vector<std::string> warnings; ///< UserWarning and WARNING texts, in order, each once
     std::vector<LogLine> log; ///< every line, in order (also split per event)
     uint64_t peakDeviceReserved = 0;

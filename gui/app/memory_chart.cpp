@@ -69,6 +69,20 @@ void MemoryChart::setSeries(std::vector<uint64_t> reserved, std::vector<uint64_t
     update();
 }
 
+void MemoryChart::setLayers(
+    std::vector<QString> names, std::vector<QColor> colours, std::vector<std::vector<uint64_t>> bytes)
+{
+    m_layerNames = std::move(names);
+    m_layerColours = std::move(colours);
+    m_layerColours.resize(m_layerNames.size(), QColor(0xb0, 0xb0, 0xb0));
+    m_layers = std::move(bytes);
+    if (m_layers.size() != m_reserved.size()) { // layers that do not match the events are not drawn
+        m_layerNames.clear();
+        m_layers.clear();
+    }
+    update();
+}
+
 void MemoryChart::setCursor(int event)
 {
     if (event == m_cursor)
@@ -307,6 +321,7 @@ void MemoryChart::paintEvent(QPaintEvent*)
     struct Column {
         bool any = false;
         uint64_t rMin = 0, rMax = 0, aMin = 0, aMax = 0, rLast = 0, aLast = 0;
+        int aMaxEvent = -1; ///< the event of the column's highest allocated: its layers are drawn
     };
     const int w = std::max(1, r.width() + 1);
     std::vector<Column> cols(static_cast<size_t>(w));
@@ -314,8 +329,10 @@ void MemoryChart::paintEvent(QPaintEvent*)
         const int c = std::clamp(xOf(i) - r.left(), 0, w - 1);
         Column& col = cols[size_t(c)];
         const uint64_t rv = m_reserved[size_t(i)], av = m_allocated[size_t(i)];
+        if (!col.any || av > col.aMax)
+            col.aMaxEvent = i;
         if (!col.any) {
-            col = Column { true, rv, rv, av, av, rv, av };
+            col = Column { true, rv, rv, av, av, rv, av, i };
         } else {
             col.rMin = std::min(col.rMin, rv);
             col.rMax = std::max(col.rMax, rv);
@@ -330,6 +347,22 @@ void MemoryChart::paintEvent(QPaintEvent*)
     uint64_t aHold = m_first > 0 ? m_allocated[size_t(m_first - 1)] : m_allocated[size_t(m_first)];
     QColor fill = kReserved;
     fill.setAlpha(50);
+    int layerEvent = m_first > 0 ? m_first - 1 : m_first; // the layers that hold into a column without events
+    for (int c = 0; c < w && !m_layers.empty(); ++c) {
+        if (cols[size_t(c)].any)
+            layerEvent = cols[size_t(c)].aMaxEvent;
+        const std::vector<uint64_t>& values = m_layers[size_t(layerEvent)];
+        uint64_t base = 0;
+        for (size_t k = 0; k < values.size() && k < m_layerColours.size(); ++k) {
+            if (!values[k])
+                continue;
+            QColor c2 = m_layerColours[k];
+            c2.setAlpha(170);
+            p.setPen(c2);
+            p.drawLine(r.left() + c, yOf(base), r.left() + c, yOf(base + values[k]));
+            base += values[k];
+        }
+    }
     for (int c = 0; c < w; ++c) {
         const Column& col = cols[size_t(c)];
         const int x = r.left() + c;
@@ -401,6 +434,19 @@ void MemoryChart::paintEvent(QPaintEvent*)
     legend(kAllocated, "allocated " + formatBytes(m_allocated[at]));
     if (m_capacity > m_top)
         legend(kCapacity, "capacity " + formatBytes(m_capacity) + " (off the scale)");
+    if (!m_layers.empty()) { // the layers of the cursor's event, largest first, as far as they fit
+        std::vector<size_t> order;
+        for (size_t k = 0; k < m_layers[at].size() && k < m_layerNames.size(); ++k)
+            if (m_layers[at][k])
+                order.push_back(k);
+        std::sort(order.begin(), order.end(), [&](size_t a, size_t b) { return m_layers[at][a] > m_layers[at][b]; });
+        for (size_t k : order) {
+            const QString name = m_layerNames[k] + " " + formatBytes(m_layers[at][k]);
+            if (x + 18 + fm.horizontalAdvance(name) > r.right())
+                break;
+            legend(m_layerColours[k], name);
+        }
+    }
     const bool zoomed = m_first > 0 || m_last < int(m_reserved.size()) - 1;
     QString right = zoomed ? QString("events %1–%2 of %3").arg(m_first + 1).arg(m_last + 1).arg(m_reserved.size())
                            : QString("%1 events").arg(m_reserved.size());

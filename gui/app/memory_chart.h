@@ -9,6 +9,8 @@
 /// whole run again. Whatever the zoom, at most one min/max pair per pixel column is drawn (level
 /// of detail), so a run of 100,000 steps paints as fast as one of 100. Clicking or dragging picks
 /// the event under the mouse; the tooltip names the event, its time and both values.
+#include <QColor>
+#include <QString>
 #include <QWidget>
 #include <cstdint>
 #include <vector>
@@ -25,6 +27,11 @@ public:
     /// counts events. Resets the cursor to event 0 and the zoom to the whole run.
     void setSeries(std::vector<uint64_t> reserved, std::vector<uint64_t> allocated, uint64_t capacity,
         std::vector<int64_t> timesUs = {});
+    /// The allocated bytes of every event split into layers (a recording's owner categories:
+    /// Event::categoryBytes), drawn stacked under the allocated line, bottom first. `bytes[e][k]`
+    /// is layer k's bytes after event e; an event with fewer values has 0 in the rest. Empty: none.
+    void setLayers(std::vector<QString> names, std::vector<QColor> colours, std::vector<std::vector<uint64_t>> bytes);
+    bool hasLayers() const { return !m_layerNames.empty(); }
     /// Moves the cursor (and the zoomed window, when the event is outside it).
     void setCursor(int event);
     int cursor() const { return m_cursor; }
@@ -85,6 +92,9 @@ private:
     int m_cursor = 0;
     int m_first = 0, m_last = 0; ///< the visible events
     int m_selectFrom = -1, m_selectTo = -1; ///< Shift+drag in progress
+    std::vector<QString> m_layerNames;
+    std::vector<QColor> m_layerColours;
+    std::vector<std::vector<uint64_t>> m_layers;
     std::vector<QString> m_ticks;
     int m_columnsDrawn = 0;
 };

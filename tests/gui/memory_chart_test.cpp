@@ -16,6 +16,7 @@ private slots:
     void wheelZoomsAroundTheMouseAndDoubleClickShowsAll();
     void levelOfDetailDrawsAtMostOneColumnPerPixel();
     void peaksAndCursorFollow();
+    void layersStackUnderTheAllocatedLine();
 };
 
 namespace {
@@ -135,6 +136,29 @@ void MemoryChartTest::peaksAndCursorFollow()
     chart.setCursor(700); // outside the window: the window moves to show it, keeping its width
     QVERIFY(chart.firstShown() <= 700 && chart.lastShown() >= 700);
     QCOMPARE(chart.lastShown() - chart.firstShown(), 99);
+}
+
+void MemoryChartTest::layersStackUnderTheAllocatedLine()
+{
+    gui::MemoryChart chart;
+    chart.resize(900, 170);
+    const int n = 400;
+    std::vector<uint64_t> reserved(n, 64 * MiB), allocated(n, 48 * MiB);
+    std::vector<std::vector<uint64_t>> layers(n, std::vector<uint64_t> { 32 * MiB, 16 * MiB });
+    chart.setSeries(reserved, allocated, 0);
+    chart.setLayers({ "graph tensor", "autotuning" }, { QColor(0xe1, 0x57, 0x59), QColor(0xed, 0xc9, 0x48) }, layers);
+    QVERIFY(chart.hasLayers());
+    chart.show();
+    const QImage img = chart.grab().toImage();
+    // Just above the x axis: the first layer; above 32 MiB: the second (both over the plot's base).
+    const int x = chart.xOf(200);
+    const QColor low = img.pixelColor(x, 170 - 34 - 4), high = img.pixelColor(x, 170 - 34 - 60);
+    QVERIFY2(low.red() > low.blue() + 40 && low.green() < 160, qPrintable(low.name()));
+    QVERIFY2(high.red() > 200 && high.green() > 180, qPrintable(high.name()));
+    screenshot(chart, "memory_chart_layers.png");
+    // Layers that do not match the events are refused, never drawn against the wrong events.
+    chart.setLayers({ "x" }, { Qt::red }, std::vector<std::vector<uint64_t>>(3));
+    QVERIFY(!chart.hasLayers());
 }
 
 QTEST_MAIN(MemoryChartTest)
