@@ -9,6 +9,7 @@
 // issue bounds by 3), entries (trace entries read).
 #include "engine/snapshot/memory_snapshot.h"
 #include "engine/snapshot/snapshot_run.h"
+#include "engine/snapshot/trace_walker.h"
 
 #include <benchmark/benchmark.h>
 #include <cstdlib>
@@ -53,6 +54,37 @@ void BM_ReadSnapshotFile(benchmark::State& state)
     state.counters["entries"] = entries;
 }
 BENCHMARK(BM_ReadSnapshotFile)->Unit(benchmark::kMillisecond)->Iterations(1);
+
+/// The file read and its first memory view: device 0's memory as the snapshot was taken (every
+/// segment and block of the file as the Memory view draws them), before any replay of the trace.
+void BM_ReadAndFirstView(benchmark::State& state)
+{
+    const char* path = std::getenv("ACLGI_BENCH_SNAPSHOT");
+    struct stat st;
+    if (!path || !*path || ::stat(path, &st) != 0) {
+        state.SkipWithError("ACLGI_BENCH_SNAPSHOT names no file (scripts/bench_snapshot.py sets it)");
+        return;
+    }
+    double blocks = 0;
+    for (auto _ : state) {
+        auto snap = engine::snapshot::readSnapshotFile(path);
+        if (!snap) {
+            state.SkipWithError(snap.error().toString().c_str());
+            return;
+        }
+        engine::snapshot::detail::TraceWalker walker(*snap, 0);
+        const engine::runtime::MemoryState view = walker.state();
+        blocks = double(view.blocks.size());
+        benchmark::DoNotOptimize(view.segments.size());
+    }
+    struct rusage usage;
+    getrusage(RUSAGE_SELF, &usage);
+    const double rss = double(usage.ru_maxrss) * 1024;
+    state.counters["peak_rss_mib"] = rss / double(1 << 20);
+    state.counters["rss_per_input"] = rss / double(st.st_size);
+    state.counters["blocks"] = blocks;
+}
+BENCHMARK(BM_ReadAndFirstView)->Unit(benchmark::kMillisecond)->Iterations(1);
 
 /// Counts what a stream delivers, keeping nothing: the replay's own cost and memory.
 class CountingSink : public engine::runtime::RunSink {

@@ -2,7 +2,12 @@
 """Memory snapshot loading: our streaming reader against Python's pickle.load of the same file,
 measured in the same run, and the reader's peak memory against the file's size.
 
-usage: scripts/bench_snapshot.py BENCH_BINARY [--mib N] [--file FILE] [--repeat R] [--app APP]
+usage: scripts/bench_snapshot.py BENCH_BINARY [--mib N] [--real] [--file FILE] [--repeat R] [--app APP] [--no-import]
+
+--real: the file is the real CUDA Graph Trees snapshot of tests/data/real/compile/ repeated to N MiB
+(scripts/scale_real_snapshot.py: real frames, keys and value mixes) instead of the synthetic one.
+BM_ReadAndFirstView (the read and device 0's memory as the snapshot was taken, what the Memory view
+draws first) is timed beside the read alone.
 
 Writes FILE (default build/bench-snapshot-<N>mib.pickle) with
 `tests/data/snapshots/make_snapshot_fixtures.py --large FILE --mib N` unless it exists, then runs
@@ -58,19 +63,32 @@ def main():
     ap.add_argument("--file")
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--app", default=str(ROOT / "build" / "gui" / "aclgraph-inspector"))
+    ap.add_argument("--real", action="store_true",
+                    help="a real snapshot (tests/data/real/compile/c_ind_static.pickle) repeated to --mib by "
+                         "scripts/scale_real_snapshot.py, instead of the synthetic one")
+    ap.add_argument("--no-import", action="store_true", help="skip the replay and import runs")
     a = ap.parse_args()
-    path = pathlib.Path(a.file or ROOT / "build" / f"bench-snapshot-{a.mib}mib.pickle")
+    kind = "real-snapshot" if a.real else "snapshot"
+    path = pathlib.Path(a.file or ROOT / "build" / f"bench-{kind}-{a.mib}mib.pickle")
     if not path.exists():
-        subprocess.run([sys.executable, ROOT / "tests/data/snapshots/make_snapshot_fixtures.py", "--large", path,
-                        "--mib", str(a.mib)], check=True)
+        if a.real:
+            subprocess.run([sys.executable, ROOT / "scripts/scale_real_snapshot.py",
+                            ROOT / "tests/data/real/compile/c_ind_static.pickle", path, "--mib", str(a.mib)],
+                           check=True)
+        else:
+            subprocess.run([sys.executable, ROOT / "tests/data/snapshots/make_snapshot_fixtures.py", "--large",
+                            path, "--mib", str(a.mib)], check=True)
     size = path.stat().st_size
     ours, ours_rss, b = bench_runs(a.bench, "BM_ReadSnapshotFile", path, a.repeat)
     entries = b["entries"]
-    streamed, streamed_rss, b = bench_runs(a.bench, "BM_ReadAndStreamSnapshot", path, a.repeat)
-    steps = b["steps"]
+    first, first_rss, b = bench_runs(a.bench, "BM_ReadAndFirstView", path, a.repeat)
+    streamed, streamed_rss, steps = [], 0, 0
+    if not a.no_import:
+        streamed, streamed_rss, b = bench_runs(a.bench, "BM_ReadAndStreamSnapshot", path, a.repeat)
+        steps = b["steps"]
     imported, imported_rss = [], 0
     app = pathlib.Path(a.app)
-    if app.exists():
+    if app.exists() and not a.no_import:
         for _ in range(a.repeat):
             with tempfile.TemporaryDirectory() as tmp:
                 t = time.perf_counter()
@@ -95,13 +113,18 @@ def main():
           f"{ours_rss / size:>11.2f}")
     print(f"{'python pickle.load':<28} {best_py:>8.2f} {mb / best_py:>8.1f} {py_rss / (1 << 20):>13.0f} "
           f"{py_rss / size:>11.2f}")
-    print(f"{'aclgi read + replay':<28} {min(streamed):>8.2f} {mb / min(streamed):>8.1f} "
-          f"{streamed_rss / (1 << 20):>13.0f} {streamed_rss / size:>11.2f}   ({steps:.0f} steps)")
+    print(f"{'aclgi read + first view':<28} {min(first):>8.2f} {mb / min(first):>8.1f} "
+          f"{first_rss / (1 << 20):>13.0f} {first_rss / size:>11.2f}")
+    if streamed:
+        print(f"{'aclgi read + replay':<28} {min(streamed):>8.2f} {mb / min(streamed):>8.1f} "
+              f"{streamed_rss / (1 << 20):>13.0f} {streamed_rss / size:>11.2f}   ({steps:.0f} steps)")
     if imported:
         print(f"{'aclgraph-inspector import':<28} {min(imported):>8.2f} {mb / min(imported):>8.1f} "
               f"{imported_rss / (1 << 20):>13.0f} {imported_rss / size:>11.2f}")
     print(f"speed ratio (ours / pickle.load): {best_py / best:.2f}x")
-    print(f"read + replay vs pickle.load: {best_py / min(streamed):.2f}x")
+    print(f"read + first memory view vs pickle.load: {best_py / min(first):.2f}x")
+    if streamed:
+        print(f"read + replay vs pickle.load: {best_py / min(streamed):.2f}x")
     if imported:
         print(f"import into a project vs pickle.load: {best_py / min(imported):.2f}x")
 
