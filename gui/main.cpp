@@ -15,7 +15,8 @@ int main(int argc, char** argv)
     // `--screenshot FILE` (docs/screenshots): save the window once what it shows has arrived, then
     // quit. `--select LABEL`: pick the project item with that label first (a graph opens in the
     // Graph view, a run in the stepper, a cache entry in the Cache view). `--step N`: the run shown
-    // is at event N. `--node NAME`: select that node of the graph shown (the Inspector details it).
+    // is at event N (`--step peak`: at its peak reserved memory). `--filter TEXT`: the memory
+    // breakdown's frame filter. `--node NAME`: select that node of the graph shown (the Inspector details it).
     // `--dock TITLE` (repeatable): bring that view's dock to the front. `--tab TEXT` (repeatable):
     // then make the tab with that text current in the views' tab widgets (the Passes view's "Diff").
     gui::ScreenshotRequest shot;
@@ -28,7 +29,9 @@ int main(int argc, char** argv)
         else if (a == "--select")
             shot.select = value;
         else if (a == "--step")
-            shot.step = value.toInt();
+            shot.step = value == "peak" ? gui::ScreenshotRequest::kPeak : value.toInt();
+        else if (a == "--filter")
+            shot.filter = value;
         else if (a == "--node")
             shot.node = value;
         else if (a == "--dock")

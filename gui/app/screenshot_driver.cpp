@@ -2,6 +2,8 @@
 
 #include "gui/app/graph_panel.h"
 #include "gui/app/main_window.h"
+#include "gui/app/memory_breakdown.h"
+#include "gui/app/memory_chart.h"
 #include "gui/app/project_model.h"
 #include "gui/app/runtime_panel.h"
 #include "gui/graph/async_layout.h"
@@ -25,8 +27,13 @@ ScreenshotDriver::ScreenshotDriver(MainWindow& window, ScreenshotRequest request
     if (!m_request.select.isEmpty())
         m_window.setOpensFirstRun(false); // what is picked is shown, not the first run
     // A run shown goes to the requested step; the window's own wiring does the rest.
-    connect(m_window.runtimePanel(), &RuntimePanel::runShown, this,
-        [this] { m_window.runtimePanel()->setStep(m_request.step); });
+    connect(m_window.runtimePanel(), &RuntimePanel::runShown, this, [this] {
+        RuntimePanel* panel = m_window.runtimePanel();
+        panel->setStep(m_request.step == ScreenshotRequest::kPeak ? panel->memoryChart()->peakReservedEvent()
+                                                                  : m_request.step);
+        if (!m_request.filter.isEmpty())
+            panel->memoryBreakdown()->setFilter(m_request.filter);
+    });
 }
 
 void ScreenshotDriver::onProject()

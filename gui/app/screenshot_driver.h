@@ -13,7 +13,9 @@ class MainWindow;
 struct ScreenshotRequest {
     QString file; ///< PNG to write
     QString select; ///< project item label to pick (empty: what the window opens on)
+    static constexpr int kPeak = -2; ///< `step`: the event of the run's peak reserved memory
     int step = 0; ///< event of the selected run to show
+    QString filter; ///< the memory breakdown's frame filter
     QString node; ///< node of the shown graph to select (the Inspector shows it)
     QStringList docks; ///< dock titles to bring to the front, in order
     QStringList tabs; ///< then the tabs (by text) to make current in every QTabWidget that has one
