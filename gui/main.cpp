@@ -6,6 +6,7 @@
 
 #include <QApplication>
 #include <QDir>
+#include <QScreen>
 #include <iostream>
 #include <string>
 #include <vector>
@@ -65,6 +66,11 @@ int main(int argc, char** argv)
     if (!shot.file.isEmpty()) {
         auto* driver = new gui::ScreenshotDriver(window, shot);
         QObject::connect(driver, &gui::ScreenshotDriver::done, &app, [](bool ok) { QApplication::exit(ok ? 0 : 1); });
+        // A screenshot shows the window as it fills the screen it is taken on (1600x1000, 1366x768).
+        if (QScreen* screen = QGuiApplication::primaryScreen()) {
+            window.move(screen->availableGeometry().topLeft());
+            window.resize(screen->availableGeometry().size());
+        }
     }
     window.show();
     return app.exec();
