@@ -4,6 +4,7 @@
 // runs stored with the magic backend "snapshot" becoming recordings.
 #include "engine/runtime/memory_timeline.h"
 #include "storage/project_db.h"
+#include "storage/project_outline.h"
 #include "storage/run_store.h"
 
 #include <filesystem>
@@ -179,6 +180,16 @@ TEST_F(RunOriginStore, SimulationKeepsItsBackendAndOrigin)
     auto runs = listRuns(*db);
     ASSERT_TRUE(runs.ok());
     EXPECT_EQ(runs->front().origin.kind, RunOriginKind::Simulated);
+
+    // The outline counts a recording's steps, not calls, recaptures and hazards it cannot have.
+    auto recorded = writeWhole(*db, recording());
+    ASSERT_TRUE(recorded.ok()) << recorded.error().toString();
+    auto outline = readOutline(*db);
+    ASSERT_TRUE(outline.ok()) << outline.error().toString();
+    const OutlineNode& runNodes = outline->children[3];
+    ASSERT_EQ(runNodes.children.size(), 2u);
+    EXPECT_EQ(runNodes.children[0].detail, "recorded, 2 steps, peak 0.0 MiB"); // newest first
+    EXPECT_EQ(runNodes.children[1].detail.rfind("0 calls, ", 0), 0u) << runNodes.children[1].detail;
 }
 
 // Version 5 replaces the magic backend "snapshot" by runs.origin: a v4 project's snapshot run
