@@ -397,7 +397,6 @@ Result<void> writeSnapshotRuns(
         };
         RunPlace place;
         place.sourceId = sourceId;
-        place.backend = "snapshot";
         RunStreamWriter writer(ctx, place);
         if (auto r = engine::snapshot::streamSnapshotRun(snapshot, device, writer, options); !r)
             return r;

@@ -345,6 +345,25 @@ CREATE TABLE trace_spans (
 CREATE INDEX trace_spans_source ON trace_spans(source_id, start_us);
 )SQL";
 
+// Step 5 (issue 18): a run's origin instead of the magic backend "snapshot". A recording has no
+// backend (''), says what wrote its file, keeps the allocator's settings (a JSON list of
+// [name, value] pairs) and whether the file told the device's capacity; capacity_known is 1 for a
+// simulation (the scenario's device). Runs stored before as backend 'snapshot' are recordings
+// whose writer and settings were not kept.
+const char* const kSchemaV5 = R"SQL(
+ALTER TABLE runs ADD COLUMN origin TEXT NOT NULL DEFAULT 'simulated';
+ALTER TABLE runs ADD COLUMN recorded_as TEXT NOT NULL DEFAULT '';
+ALTER TABLE runs ADD COLUMN allocator_settings TEXT NOT NULL DEFAULT '[]';
+ALTER TABLE runs ADD COLUMN capacity_known INTEGER NOT NULL DEFAULT 1;
+UPDATE runs SET origin = 'recorded', backend = '', capacity_known = 0,
+  recorded_as = 'memory snapshot (imported before schema 5: its writer and allocator settings were not kept)'
+  WHERE backend = 'snapshot';
+ALTER TABLE run_owners ADD COLUMN category TEXT NOT NULL DEFAULT '';
+ALTER TABLE run_owners ADD COLUMN stack TEXT NOT NULL DEFAULT '';
+ALTER TABLE run_owners ADD COLUMN evidence TEXT NOT NULL DEFAULT '';
+ALTER TABLE run_events ADD COLUMN time_us INTEGER;
+)SQL";
+
 } // namespace
 
 namespace storage {
@@ -371,6 +390,10 @@ const std::vector<Migration>& migrations()
             "ALTER TABLE pass_reports ADD COLUMN measured INTEGER NOT NULL DEFAULT 1;"
             "ALTER TABLE pass_reports ADD COLUMN unmeasured_why TEXT NOT NULL DEFAULT '';" },
         { 4, "a TORCH_TRACE's compiles and spans", kSchemaV4 },
+        { 5,
+            "where a run came from (simulated or recorded), recorded owners' category, stack and evidence, "
+            "events' times",
+            kSchemaV5 },
     };
     return steps;
 }

@@ -181,8 +181,8 @@ Result<OutlineNode> readOutline(Database& db)
         return r.error();
 
     r = each(db,
-        "SELECT id, scenario_name, scenario_path, calls, recaptures, hazards, peak_reserved, out_of_memory, overrides "
-        "FROM runs ORDER BY id DESC",
+        "SELECT id, scenario_name, scenario_path, calls, recaptures, hazards, peak_reserved, out_of_memory, overrides, "
+        "origin, events FROM runs ORDER BY id DESC",
         [&](const Statement& s) {
             std::string name = s.columnText(1).empty() ? fileName(s.columnText(2)) : s.columnText(1);
             // A run made with settings on top of its scenario's says which (the Config view's runs).
@@ -194,9 +194,13 @@ Result<OutlineNode> readOutline(Database& db)
                         set += (set.empty() ? "" : ", ") + o.get<std::string>();
                 name += " [" + set + "]";
             }
-            std::string detail = count(s.columnInt(3), "call", "calls") + ", "
-                + count(s.columnInt(4), "recapture", "recaptures") + ", " + count(s.columnInt(5), "hazard", "hazards")
-                + ", peak " + mib(s.columnInt(6)) + (s.columnInt(7) ? ", out of memory" : "");
+            // A recording has no calls, recaptures or hazards to count: its steps are trace entries.
+            const bool recorded = s.columnText(9) == "recorded";
+            std::string detail = recorded
+                ? "recorded, " + count(s.columnInt(10), "step", "steps") + ", peak " + mib(s.columnInt(6))
+                : count(s.columnInt(3), "call", "calls") + ", " + count(s.columnInt(4), "recapture", "recaptures")
+                    + ", " + count(s.columnInt(5), "hazard", "hazards") + ", peak " + mib(s.columnInt(6))
+                    + (s.columnInt(7) ? ", out of memory" : "");
             OutlineNode n = node("run", "#" + std::to_string(s.columnInt(0)) + " " + name, detail, s.columnInt(0));
             n.problem = s.columnInt(5) > 0 || s.columnInt(7) != 0;
             runs.children.push_back(std::move(n));

@@ -81,9 +81,14 @@ Result<std::vector<std::string>> overridesOf(Database& db, int64_t runId, const 
 Result<BaseRun> readBase(Database& db, int64_t runId)
 {
     auto s = detail::selectRun(
-        db, runId, "scenario_path, calls, (SELECT count(*) FROM run_graphs WHERE run_id = runs.id), overrides");
+        db, runId, "scenario_path, calls, (SELECT count(*) FROM run_graphs WHERE run_id = runs.id), overrides, origin");
     if (!s)
         return s.error();
+    if (s->columnText(4) == engine::runtime::runOriginKindName(engine::runtime::RunOriginKind::Recorded))
+        return Error { ErrorCode::InvalidArgument,
+            "run " + std::to_string(runId)
+                + " is a recording: it has no scenario or TorchAir options to simulate again",
+            s->columnText(0) };
     auto overrides = overridesOf(db, runId, *s, 3);
     if (!overrides)
         return overrides.error();
@@ -93,8 +98,9 @@ Result<BaseRun> readBase(Database& db, int64_t runId)
 /// A finished run with a memory timeline of `path` whose overrides mean `settings`.
 Result<std::optional<int64_t>> findSameRun(Database& db, const std::string& path, const std::vector<Setting>& settings)
 {
-    auto s = db.prepare("SELECT id, overrides FROM runs WHERE scenario_path = ? AND cancelled = 0 AND "
-                        "keyframe_interval > 0 ORDER BY id");
+    auto s = db.prepare(
+        "SELECT id, overrides FROM runs WHERE scenario_path = ? AND origin = 'simulated' AND cancelled = 0 AND "
+        "keyframe_interval > 0 ORDER BY id");
     if (!s)
         return s.error();
     s->bind(1, path);

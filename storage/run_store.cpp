@@ -180,8 +180,9 @@ Result<int64_t> insertRunRow(WriteContext& ctx, const Simulation& sim, const Run
     auto s = ctx.db().prepare("INSERT INTO runs (source_id, scenario_path, scenario_name, created_at, backend, "
                               "profile, capacity_bytes, config, overrides, calls, events, captures, recaptures, "
                               "replays, eager_calls, hazards, peak_reserved, peak_allocated, out_of_memory, "
-                              "cancelled, keyframe_interval, warnings) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, "
-                              "?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
+                              "cancelled, keyframe_interval, warnings, origin, recorded_as, allocator_settings, "
+                              "capacity_known) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, "
+                              "?, ?, ?, ?, ?, ?)");
     if (!s)
         return s.error();
     if (place.sourceId)
@@ -189,14 +190,23 @@ Result<int64_t> insertRunRow(WriteContext& ctx, const Simulation& sim, const Run
     s->bind(2, sim.scenarioPath.empty() ? std::string() : detail::absolutePath(sim.scenarioPath))
         .bind(3, sim.scenarioName)
         .bind(4, utcNow());
-    s->bind(5, place.backend.empty() ? std::string(engine::config::backendName(sim.options.backend)) : place.backend);
+    const bool recorded = sim.origin.kind == engine::runtime::RunOriginKind::Recorded;
+    s->bind(5,
+        recorded                    ? std::string()
+            : place.backend.empty() ? std::string(engine::config::backendName(sim.options.backend))
+                                    : place.backend);
     s->bind(6, std::string_view(engine::memory::profileName(sim.profile))).bind(7, i64(sim.capacityBytes));
-    s->bind(8, engine::report::simulationConfigJson(sim.options)).bind(9, stringsJson(place.overrides));
+    // A recording has no TorchAir config: its allocator settings go to allocator_settings.
+    s->bind(8, recorded ? std::string("{}") : engine::report::simulationConfigJson(sim.options));
+    s->bind(9, stringsJson(place.overrides));
     s->bind(10, int64_t(sim.callsSimulated)).bind(11, int64_t(sim.events.size())).bind(12, int64_t(captures));
     s->bind(13, int64_t(recaptures)).bind(14, int64_t(replays)).bind(15, int64_t(eager));
     s->bind(16, int64_t(sim.hazards.size())).bind(17, i64(sim.peakDeviceReserved));
     s->bind(18, i64(sim.peakDeviceAllocated)).bind(19, int64_t(sim.outOfMemory)).bind(20, int64_t(sim.cancelled));
     s->bind(21, int64_t(keyframeInterval)).bind(22, stringsJson(sim.warnings));
+    s->bind(23, std::string_view(engine::runtime::runOriginKindName(sim.origin.kind))).bind(24, sim.origin.recordedAs);
+    s->bind(25, runtext::pairsJson(sim.origin.allocatorSettings))
+        .bind(26, int64_t(!recorded || sim.origin.capacityKnown));
     if (auto r = insert(*s, ctx); !r)
         return r.error();
     return ctx.db().lastInsertRowId();
@@ -308,6 +318,8 @@ public:
         if (e.hazard >= 0)
             s->bind(10, int64_t(e.hazard));
         s->bind(11, i64(e.deviceReserved)).bind(12, i64(e.deviceAllocated));
+        if (e.timeUs >= 0)
+            s->bind(13, int64_t(e.timeUs));
         return insert(*s, m_ctx);
     }
 
@@ -316,6 +328,7 @@ public:
         return insertRow(Owners, [&](Statement& o) {
             o.bind(1, m_run).bind(2, index).bind(3, std::string_view(ownerKindName(w.kind)));
             o.bind(4, w.graph).bind(5, w.key).bind(6, w.tensor).bind(7, int64_t(w.call));
+            o.bind(8, w.category).bind(9, w.stack).bind(10, w.evidence);
         });
     }
 
@@ -365,8 +378,8 @@ private:
         static constexpr struct {
             const char* name;
             int columns;
-        } kInsert[kTables] = { { "run_graphs", 15 }, { "run_pools", 6 }, { "run_calls", 15 }, { "run_events", 12 },
-            { "run_input_sets", 3 }, { "run_hazards", 9 }, { "run_owners", 7 }, { "run_segment_changes", 8 },
+        } kInsert[kTables] = { { "run_graphs", 15 }, { "run_pools", 6 }, { "run_calls", 15 }, { "run_events", 13 },
+            { "run_input_sets", 3 }, { "run_hazards", 9 }, { "run_owners", 10 }, { "run_segment_changes", 8 },
             { "run_block_changes", 9 }, { "run_keyframes", 3 } };
         std::optional<Statement>& s = m_statements[table];
         if (!s) {

@@ -20,7 +20,9 @@ namespace storage {
 
 struct RunPlace {
     std::optional<int64_t> sourceId; ///< the scenario/graph source it simulated, when imported
-    std::string backend; ///< "torchair" / "npugraph_ex"
+    /// "torchair" / "npugraph_ex"; empty: the simulation's own. A recording
+    /// (Simulation::origin Recorded) is stored with no backend whatever this says.
+    std::string backend;
     /// The settings given on top of the scenario's config (`--set`), as NAME=VALUE texts.
     std::vector<std::string> overrides;
 };
@@ -76,15 +78,18 @@ private:
 struct RunRow {
     int64_t id = 0;
     std::optional<int64_t> sourceId;
-    std::string scenarioPath, scenarioName, createdAt, backend, profile;
+    std::string scenarioPath, scenarioName, createdAt, profile;
+    std::string backend; ///< empty for a recording
+    /// runs.origin, recorded_as, allocator_settings, capacity_known: where the run came from.
+    engine::runtime::RunOrigin origin;
     int calls = 0, events = 0, captures = 0, recaptures = 0, replays = 0, eagerCalls = 0, hazards = 0;
     uint64_t peakReserved = 0, peakAllocated = 0, capacityBytes = 0;
     bool outOfMemory = false, cancelled = false;
 };
 Result<std::vector<RunRow>> listRuns(Database& db);
 
-/// The run as a Simulation (events without memory, calls, graphs, pools, hazards, owners, warnings,
-/// log, peaks). Options are not rebuilt: `configJson` holds the effective config as stored.
+/// The run as a Simulation (origin, events without memory, calls, graphs, pools, hazards, owners,
+/// warnings, log, peaks). Options are not rebuilt: `configJson` holds the effective config as stored.
 struct StoredRun {
     RunRow row;
     std::string configJson;

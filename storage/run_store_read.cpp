@@ -17,7 +17,7 @@ namespace {
 constexpr const char* kRunColumns
     = "id, source_id, scenario_path, scenario_name, created_at, backend, profile, calls, events, captures, "
       "recaptures, replays, eager_calls, hazards, peak_reserved, peak_allocated, capacity_bytes, out_of_memory, "
-      "cancelled";
+      "cancelled, origin, recorded_as, allocator_settings, capacity_known";
 
 RunRow runRow(const Statement& s)
 {
@@ -42,6 +42,11 @@ RunRow runRow(const Statement& s)
     r.capacityBytes = uint64_t(s.columnInt(16));
     r.outOfMemory = s.columnInt(17) != 0;
     r.cancelled = s.columnInt(18) != 0;
+    r.origin.kind = s.columnText(19) == "recorded" ? RunOriginKind::Recorded : RunOriginKind::Simulated;
+    r.origin.recordedAs = s.columnText(20);
+    if (!runtext::readPairs(s.columnText(21), r.origin.allocatorSettings))
+        r.origin.allocatorSettings.clear(); // a malformed list reads as none rather than failing the run
+    r.origin.capacityKnown = r.origin.kind == RunOriginKind::Recorded && s.columnInt(22) != 0;
     return r;
 }
 
@@ -208,7 +213,8 @@ Result<void> readCallsAndEvents(Database& db, int64_t runId, Simulation& sim)
     std::map<int64_t, std::vector<InputAction>> inputSets;
     return eachRow(db, runId,
         "SELECT e.idx, e.call, e.kind, e.graph, e.key, e.summary, e.log, i.inputs, e.hazard, e.device_reserved, "
-        "e.device_allocated, e.inputs_set FROM run_events e LEFT JOIN run_input_sets i ON i.run_id = e.run_id AND "
+        "e.device_allocated, e.inputs_set, e.time_us FROM run_events e LEFT JOIN run_input_sets i ON i.run_id = "
+        "e.run_id AND "
         "i.id = e.inputs_set WHERE e.run_id = ? ORDER BY e.idx",
         [&](const Statement& s) -> std::string {
             Event e;
@@ -236,6 +242,7 @@ Result<void> readCallsAndEvents(Database& db, int64_t runId, Simulation& sim)
             e.hazard = s.columnIsNull(8) ? -1 : int(s.columnInt(8));
             e.deviceReserved = uint64_t(s.columnInt(9));
             e.deviceAllocated = uint64_t(s.columnInt(10));
+            e.timeUs = s.columnIsNull(12) ? -1 : s.columnInt(12);
             sim.log.insert(sim.log.end(), e.log.begin(), e.log.end());
             sim.events.push_back(std::move(e));
             return {};
@@ -265,7 +272,8 @@ Result<void> readHazardsAndOwners(Database& db, int64_t runId, Simulation& sim)
     if (!r)
         return r;
     return eachRow(db, runId,
-        "SELECT owner, kind, graph, key, tensor, call FROM run_owners WHERE run_id = ? ORDER BY owner",
+        "SELECT owner, kind, graph, key, tensor, call, category, stack, evidence FROM run_owners WHERE run_id = ? "
+        "ORDER BY owner",
         [&](const Statement& s) -> std::string {
             OwnerInfo o;
             auto kind = runtext::parseName(s.columnText(1), ownerKindName, runtext::kOwnerKinds);
@@ -276,6 +284,9 @@ Result<void> readHazardsAndOwners(Database& db, int64_t runId, Simulation& sim)
             o.key = s.columnText(3);
             o.tensor = s.columnText(4);
             o.call = int(s.columnInt(5));
+            o.category = s.columnText(6);
+            o.stack = s.columnText(7);
+            o.evidence = s.columnText(8);
             sim.owners.push_back(std::move(o));
             return {};
         });
@@ -321,9 +332,9 @@ Result<RunHeader> readRunHeader(Database& db, int64_t runId)
     header.backend = header.row.backend == engine::config::backendName(engine::config::Backend::NpugraphEx)
         ? engine::config::Backend::NpugraphEx
         : engine::config::Backend::TorchAir;
-    header.configJson = s->columnText(19);
+    header.configJson = s->columnText(23);
     bool ok = false;
-    header.warnings = stringList(s->columnText(20), ok);
+    header.warnings = stringList(s->columnText(24), ok);
     if (!ok)
         return Error { ErrorCode::ParseError, "run " + std::to_string(runId) + ": warnings are malformed", db.path() };
     return header;
@@ -345,6 +356,7 @@ Result<StoredRun> readRun(Database& db, int64_t runId)
     sim.profile = run.row.profile == engine::memory::profileName(engine::memory::Profile::Cuda)
         ? engine::memory::Profile::Cuda
         : engine::memory::Profile::Npu;
+    sim.origin = run.row.origin;
     sim.capacityBytes = run.row.capacityBytes;
     sim.peakDeviceReserved = run.row.peakReserved;
     sim.peakDeviceAllocated = run.row.peakAllocated;

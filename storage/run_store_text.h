@@ -53,4 +53,26 @@ std::optional<engine::memory::PoolId> parsePool(const std::string& text);
 std::string poolStatesJson(const std::vector<engine::runtime::PoolCallState>& pools);
 bool readPoolStates(const std::string& text, std::vector<engine::runtime::PoolCallState>& out);
 
+/// (name, value) pairs as a JSON list of [name, value] lists (runs.allocator_settings), in order.
+inline std::string pairsJson(const std::vector<std::pair<std::string, std::string>>& pairs)
+{
+    Json j = Json::array();
+    for (const auto& [name, value] : pairs)
+        j.push_back(Json::array({ name, value }));
+    return engine::jsonText(j, -1);
+}
+/// The list pairsJson writes; false when `text` is not such a list.
+inline bool readPairs(const std::string& text, std::vector<std::pair<std::string, std::string>>& out)
+{
+    const Json j = Json::parse(text, nullptr, false);
+    if (!j.is_array())
+        return false;
+    for (const Json& p : j) {
+        if (!p.is_array() || p.size() != 2 || !p[0].is_string() || !p[1].is_string())
+            return false;
+        out.emplace_back(p[0].get<std::string>(), p[1].get<std::string>());
+    }
+    return true;
+}
+
 } // namespace storage::runtext

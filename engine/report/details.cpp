@@ -392,10 +392,13 @@ Detail segmentRow(const memory::SegmentInfo& s)
 Detail poolRow(const Simulation& sim, const runtime::PoolSnapshot& p)
 {
     const runtime::PoolRecord* rec = poolRecord(sim, p.pool);
+    const bool recorded = sim.origin.kind == runtime::RunOriginKind::Recorded;
     std::string use = p.pool.isDefault() ? "default pool (eager allocations)"
-        : !rec                           ? "private"
-        : rec->custom                    ? "custom (shared by the graphs below)"
-                                         : "private (one FX graph)";
+        : recorded    ? (p.pool.first == 0 ? "graph pool (a graph_pool_handle(), shared by the captures given it)"
+                                           : "private pool (one capture's own)")
+        : !rec        ? "private"
+        : rec->custom ? "custom (shared by the graphs below)"
+                      : "private (one FX graph)";
     std::vector<Detail> fields { row("id", p.pool.str()), row("kind", use) };
     if (rec && !rec->graphs.empty())
         fields.push_back(row("used by", join(rec->graphs)));

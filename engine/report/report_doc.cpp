@@ -23,9 +23,11 @@ ordered_json runValue(const ReportRun& run)
 {
     const runtime::Simulation& sim = *run.sim;
     ordered_json s = ordered_json::parse(simulationJson(sim, -1));
+    // A recording has no TorchAir options: its "origin" holds the allocator's settings instead.
+    const bool recorded = sim.origin.kind == runtime::RunOriginKind::Recorded;
     const std::string configJson = run.configJson.empty() ? simulationConfigJson(sim.options) : run.configJson;
     const ordered_json config = ordered_json::parse(configJson, nullptr, false);
-    if (config.is_object())
+    if (config.is_object() && !recorded)
         s["config"] = config;
     // Every log line is in the project and `simulate --log-level debug`; a report keeps the count.
     const size_t logLines = s.contains("log") ? s["log"].size() : 0;
@@ -35,7 +37,7 @@ ordered_json runValue(const ReportRun& run)
     ordered_json options = ordered_json::array();
     const auto& table = config::optionTable();
     for (const RunOption& o : runOptions(sim.options.backend, configJson)) {
-        if (o.name.empty())
+        if (o.name.empty() || recorded)
             continue; // the backend has no such option
         const config::OptionSpec& spec = table[o.spec];
         options.push_back({ { "name", o.name }, { "torchair", spec.torchairName },
@@ -55,24 +57,43 @@ void runMarkdown(std::ostringstream& md, const ordered_json& run)
     const ordered_json& graphs = s.at("graphs");
     const docview::Totals t = docview::totals(s);
     const ordered_json& device = s.at("device");
-    md << "- scenario: `" << str(s.at("scenario").at("path")) << "`\n";
-    md << "- backend: " << str(s.at("backend")) << ", device profile " << str(device.at("profile")) << ", capacity "
-       << mib(device.at("capacity_bytes")) << "\n";
+    const bool recorded = docview::recorded(s);
+    if (recorded) {
+        md << "- recorded: " << str(s.at("origin").at("recorded_as")) << ", from `" << str(s.at("scenario").at("path"))
+           << "`\n";
+        md << "- device profile " << str(device.at("profile")) << ", capacity " << docview::capacity(device) << "\n";
+    } else {
+        md << "- scenario: `" << str(s.at("scenario").at("path")) << "`\n";
+        md << "- backend: " << str(s.at("backend")) << ", device profile " << str(device.at("profile")) << ", capacity "
+           << docview::capacity(device) << "\n";
+    }
     md << "- calls: " << s.at("calls_simulated").get<int>() << ", captures " << t.captures << ", recaptures "
        << t.recaptures << ", replays " << t.replays << ", hazards " << s.at("hazards").size() << "\n";
     md << "- peak device memory: reserved " << mib(s.at("peak_device_reserved_bytes")) << ", allocated "
        << mib(s.at("peak_device_allocated_bytes")) << (s.at("out_of_memory").get<bool>() ? " (out of memory)" : "")
        << "\n\n";
 
-    md << "### Config\n\nOptions away from their default are in bold.\n\n";
     std::vector<std::vector<std::string>> rows;
+    if (recorded) {
+        md << "### Allocator settings\n\nAs the file records them (a recording has no backend options).\n\n";
+        for (const auto& a : s.at("origin").at("allocator_settings"))
+            rows.push_back({ "`" + str(a.at("name")) + "`", str(a.at("value")) });
+        if (rows.empty())
+            md << "None recorded.\n\n";
+        else
+            table(md, { "setting", "value" }, rows);
+        rows.clear();
+    } else {
+        md << "### Config\n\nOptions away from their default are in bold.\n\n";
+    }
     for (const auto& o : run.at("options")) {
         const bool nd = o.at("non_default").get<bool>();
         const std::string name = "`" + str(o.at("name")) + "`";
         rows.push_back({ nd ? "**" + name + "**" : name, nd ? "**" + str(o.at("value")) + "**" : str(o.at("value")),
             str(o.at("default")) });
     }
-    table(md, { "option", "value", "default" }, rows);
+    if (!recorded)
+        table(md, { "option", "value", "default" }, rows);
 
     md << "### FX graphs\n\n";
     rows.clear();
@@ -99,11 +120,11 @@ void runMarkdown(std::ostringstream& md, const ordered_json& run)
         std::string users;
         for (const auto& g : p.at("graphs"))
             users += (users.empty() ? "" : ", ") + str(g);
-        rows.push_back({ str(p.at("id")) + (p.at("custom").get<bool>() ? " (custom)" : ""), users,
+        rows.push_back({ str(p.at("id")) + docview::poolKindSuffix(p, recorded), users,
             mib(p.at("peak_reserved_bytes")), mib(p.at("peak_allocated_bytes")) });
     }
     table(md, { "pool", "graphs", "peak reserved", "peak allocated" }, rows);
-    md << "Over the calls (device capacity " << mib(device.at("capacity_bytes")) << "):\n\n";
+    md << "Over the calls (device capacity " << docview::capacity(device) << "):\n\n";
     rows.clear();
     for (const auto& c : s.at("calls")) {
         std::string pools;

@@ -31,6 +31,29 @@ inline std::string mib(const Json& v)
     return v.is_number() ? formatMiB(v.get<uint64_t>()) : str(v);
 }
 
+/// Whether a run's "simulation" object is a recording (its "origin" kind; older documents have none).
+inline bool recorded(const Json& simulation)
+{
+    return simulation.contains("origin") && simulation.at("origin").value("kind", "") == "recorded";
+}
+
+/// The device's capacity: "not recorded" where a recording's file did not tell it (null).
+inline std::string capacity(const Json& device)
+{
+    const Json& c = device.at("capacity_bytes");
+    return c.is_null() ? std::string("not recorded") : mib(c);
+}
+
+/// After a pool's id, what it is where that is worth saying: " (custom)" for a simulation's
+/// user-given pool, " (graph pool)" / " (private pool)" for a recording's (its "kind").
+inline std::string poolKindSuffix(const Json& pool, bool recorded)
+{
+    const std::string kind = pool.value("kind", std::string());
+    if (recorded)
+        return kind.empty() || kind == "default" ? std::string() : " (" + kind + ")";
+    return pool.value("custom", false) ? std::string(" (custom)") : std::string();
+}
+
 struct Totals {
     int captures = 0, recaptures = 0, replays = 0;
 };

@@ -129,7 +129,8 @@ void memoryChart(std::ostringstream& h, const ordered_json& s)
     for (const auto& se : series)
         for (double v : se.values)
             top = std::max(top, v);
-    const double capacity = s.at("device").at("capacity_bytes").get<double>();
+    const ordered_json& capacityValue = s.at("device").at("capacity_bytes"); // null: not recorded
+    const double capacity = capacityValue.is_number() ? capacityValue.get<double>() : 0;
     const bool capacityShown = capacity > 0 && capacity <= top * 1.5;
     if (capacityShown)
         top = std::max(top, capacity);
@@ -191,9 +192,8 @@ void memoryChart(std::ostringstream& h, const ordered_json& s)
         h << buf << htmlEscape(series[i].name) << "</text>\n";
     }
     h << "</svg>\n";
-    if (!capacityShown)
-        h << "<p class=\"muted\">Device capacity " << mib(s.at("device").at("capacity_bytes"))
-          << " is off the scale of this chart.</p>\n";
+    if (!capacityShown && capacityValue.is_number())
+        h << "<p class=\"muted\">Device capacity " << mib(capacityValue) << " is off the scale of this chart.</p>\n";
 }
 
 void runHtml(std::ostringstream& h, const ordered_json& run)
@@ -202,16 +202,36 @@ void runHtml(std::ostringstream& h, const ordered_json& run)
     h << "<section>\n<h2>" << esc(run.at("label")) << "</h2>\n";
     const docview::Totals t = docview::totals(s);
     const ordered_json& device = s.at("device");
-    h << "<ul>\n<li>scenario: <code>" << esc(s.at("scenario").at("path"))
-      << "</code></li>\n<li>backend: " << esc(s.at("backend")) << ", device profile " << esc(device.at("profile"))
-      << ", capacity " << mib(device.at("capacity_bytes")) << "</li>\n<li>calls: " << s.at("calls_simulated").get<int>()
-      << ", captures " << t.captures << ", recaptures " << t.recaptures << ", replays " << t.replays << ", hazards "
-      << s.at("hazards").size() << "</li>\n<li>peak device memory: reserved " << mib(s.at("peak_device_reserved_bytes"))
-      << ", allocated " << mib(s.at("peak_device_allocated_bytes"))
-      << (s.at("out_of_memory").get<bool>() ? " (out of memory)" : "") << "</li>\n</ul>\n";
+    const bool recorded = docview::recorded(s);
+    if (recorded)
+        h << "<ul>\n<li>recorded: " << esc(s.at("origin").at("recorded_as")) << ", from <code>"
+          << esc(s.at("scenario").at("path")) << "</code></li>\n<li>device profile " << esc(device.at("profile"));
+    else
+        h << "<ul>\n<li>scenario: <code>" << esc(s.at("scenario").at("path"))
+          << "</code></li>\n<li>backend: " << esc(s.at("backend")) << ", device profile " << esc(device.at("profile"));
+    h << ", capacity " << htmlEscape(docview::capacity(device))
+      << "</li>\n<li>calls: " << s.at("calls_simulated").get<int>() << ", captures " << t.captures << ", recaptures "
+      << t.recaptures << ", replays " << t.replays << ", hazards " << s.at("hazards").size()
+      << "</li>\n<li>peak device memory: reserved " << mib(s.at("peak_device_reserved_bytes")) << ", allocated "
+      << mib(s.at("peak_device_allocated_bytes")) << (s.at("out_of_memory").get<bool>() ? " (out of memory)" : "")
+      << "</li>\n</ul>\n";
 
-    h << "<h3>Config</h3>\n<p class=\"muted\">Options away from their default are highlighted.</p>\n";
-    head(h, { "option", "npugraph_ex / torchair spelling", "value", "default" });
+    if (recorded) {
+        h << "<h3>Allocator settings</h3>\n<p class=\"muted\">As the file records them (a recording has no "
+             "backend options).</p>\n";
+        const ordered_json& settings = s.at("origin").at("allocator_settings");
+        if (settings.empty())
+            h << "<p>None recorded.</p>\n";
+        else {
+            head(h, { "setting", "value" });
+            for (const auto& a : settings)
+                row(h, { "<code>" + esc(a.at("name")) + "</code>", esc(a.at("value")) }, {});
+            h << "</table>\n";
+        }
+    } else {
+        h << "<h3>Config</h3>\n<p class=\"muted\">Options away from their default are highlighted.</p>\n";
+        head(h, { "option", "npugraph_ex / torchair spelling", "value", "default" });
+    }
     for (const auto& o : run.at("options")) {
         const std::string other
             = str(o.at("name")) == str(o.at("torchair")) ? str(o.at("npugraph_ex")) : str(o.at("torchair"));
@@ -220,7 +240,8 @@ void runHtml(std::ostringstream& h, const ordered_json& run)
                 esc(o.at("value")), esc(o.at("default")) },
             {}, o.at("non_default").get<bool>() ? "nondefault" : nullptr);
     }
-    h << "</table>\n";
+    if (!recorded)
+        h << "</table>\n";
 
     h << "<h3>FX graphs</h3>\n";
     head(h,
@@ -249,7 +270,7 @@ void runHtml(std::ostringstream& h, const ordered_json& run)
         for (const auto& g : p.at("graphs"))
             users += (users.empty() ? "" : ", ") + esc(g);
         row(h,
-            { esc(p.at("id")) + (p.at("custom").get<bool>() ? " (custom)" : ""), users,
+            { esc(p.at("id")) + htmlEscape(docview::poolKindSuffix(p, recorded)), users,
                 mib(p.at("peak_reserved_bytes")), mib(p.at("peak_allocated_bytes")) },
             { false, false, true, true });
     }

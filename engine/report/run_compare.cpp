@@ -21,7 +21,6 @@ using runtime::PoolRecord;
 using runtime::Simulation;
 
 const char* const kNone = "—";
-const char* const kRecordedBackend = "snapshot"; // runs.backend of an imported memory snapshot
 
 class RowBuilder {
 public:
@@ -67,40 +66,51 @@ private:
     std::string m_section;
 };
 
-/// A recording's backend as stored ("snapshot"); a simulation's, "torchair" / "npugraph_ex".
-std::string backendOf(const Simulation& sim, RunOrigin origin)
+using Settings = std::vector<std::pair<std::string, std::string>>;
+
+/// What a run was: "recorded: memory snapshot (...)" or "simulated".
+std::string originOf(const Simulation& sim)
 {
-    return origin == RunOrigin::Recorded ? kRecordedBackend : config::backendName(sim.options.backend);
+    if (sim.origin.kind != RunOrigin::Recorded)
+        return runtime::runOriginKindName(sim.origin.kind);
+    return std::string("recorded") + (sim.origin.recordedAs.empty() ? "" : ": " + sim.origin.recordedAs);
 }
 
-void compareConfig(RowBuilder& rows, const Simulation& a, const Simulation& b, RunOrigin originA, RunOrigin originB,
-    const std::vector<std::pair<std::string, std::string>>& configA,
-    const std::vector<std::pair<std::string, std::string>>& configB)
+void compareConfig(
+    RowBuilder& rows, const Simulation& a, const Simulation& b, const Settings& configA, const Settings& configB)
 {
     rows.section("config");
-    rows.text("backend", backendOf(a, originA), backendOf(b, originB));
-    // A recording has no TorchAir config: whatever its caller passes for it is the defaults of a
-    // run that never read them. The simulation's options are stated beside "not recorded", never
-    // counted as differences.
-    if (originA != originB) {
-        const bool aRecorded = originA == RunOrigin::Recorded;
-        for (const auto& [name, value] : aRecorded ? configB : configA)
-            rows.note(name, aRecorded ? "not recorded" : value, aRecorded ? value : "not recorded");
+    const bool aRecorded = a.origin.kind == RunOrigin::Recorded, bRecorded = b.origin.kind == RunOrigin::Recorded;
+    rows.text("origin", originOf(a), originOf(b));
+    auto backend = [](const Simulation& sim, bool recorded) {
+        return recorded ? std::optional<std::string>()
+                        : std::optional<std::string>(config::backendName(sim.options.backend));
+    };
+    rows.text("backend", backend(a, aRecorded), backend(b, bRecorded));
+    // A recording's config is its allocator's settings; a simulation's, its TorchAir options.
+    const Settings& x = aRecorded ? a.origin.allocatorSettings : configA;
+    const Settings& y = bRecorded ? b.origin.allocatorSettings : configB;
+    if (aRecorded != bRecorded) {
+        // Nothing to compare: each side's settings are stated beside what the other did not have.
+        for (const auto& [name, value] : x)
+            rows.note(name, value, aRecorded ? "not simulated" : "not recorded");
+        for (const auto& [name, value] : y)
+            rows.note(name, bRecorded ? "not simulated" : "not recorded", value);
         return;
     }
     std::vector<std::string> names;
-    for (const auto* config : { &configA, &configB })
+    for (const auto* config : { &x, &y })
         for (const auto& [name, value] : *config)
             if (std::find(names.begin(), names.end(), name) == names.end())
                 names.push_back(name);
-    auto find = [](const std::vector<std::pair<std::string, std::string>>& config, const std::string& name) {
+    auto find = [](const Settings& config, const std::string& name) {
         for (const auto& [n, v] : config)
             if (n == name)
                 return std::optional<std::string>(v);
         return std::optional<std::string>();
     };
     for (const std::string& name : names)
-        rows.text(name, find(configA, name), find(configB, name));
+        rows.text(name, find(x, name), find(y, name));
 }
 
 struct Totals {
@@ -324,17 +334,19 @@ std::vector<PoolRows> poolsByCreation(const Simulation& recorded, const Simulati
     return out;
 }
 
-void compareMemory(RowBuilder& rows, const Simulation& a, const Simulation& b, RunOrigin originA, RunOrigin originB)
+void compareMemory(RowBuilder& rows, const Simulation& a, const Simulation& b)
 {
+    const RunOrigin originA = a.origin.kind, originB = b.origin.kind;
     rows.section("memory");
     rows.bytes("peak device reserved", a.peakDeviceReserved, b.peakDeviceReserved);
     rows.bytes("peak device allocated", a.peakDeviceAllocated, b.peakDeviceAllocated);
-    // A recording's capacity is 0: the file does not say.
-    auto capacity = [](const Simulation& sim, RunOrigin origin) {
-        return origin == RunOrigin::Recorded && sim.capacityBytes == 0 ? std::nullopt
-                                                                       : std::optional<uint64_t>(sim.capacityBytes);
+    // A recording's capacity only where the file told it.
+    auto capacity = [](const Simulation& sim) {
+        return sim.origin.kind == RunOrigin::Recorded && !sim.origin.capacityKnown
+            ? std::nullopt
+            : std::optional<uint64_t>(sim.capacityBytes);
     };
-    rows.bytes("device capacity", capacity(a, originA), capacity(b, originB));
+    rows.bytes("device capacity", capacity(a), capacity(b));
     std::vector<PoolRows> groups;
     if (originA != originB) {
         const bool recordedIsA = originA == RunOrigin::Recorded;
@@ -345,11 +357,14 @@ void compareMemory(RowBuilder& rows, const Simulation& a, const Simulation& b, R
         groups = poolsByGraphs(a, b);
     }
     for (const PoolRows& g : groups) {
-        auto kind = [](const std::vector<const PoolRecord*>& pools) -> std::optional<std::string> {
+        auto kind = [](const std::vector<const PoolRecord*>& pools, RunOrigin origin) -> std::optional<std::string> {
             if (pools.empty())
                 return std::nullopt;
-            const bool custom = std::any_of(pools.begin(), pools.end(), [](const PoolRecord* p) { return p->custom; });
-            const std::string what = custom ? "custom" : "private";
+            std::vector<std::string> kinds;
+            for (const PoolRecord* p : pools)
+                if (std::string k = poolKindName(*p, origin); std::find(kinds.begin(), kinds.end(), k) == kinds.end())
+                    kinds.push_back(std::move(k));
+            const std::string what = joined(kinds);
             return pools.size() == 1 ? what : std::to_string(pools.size()) + " pools, " + what;
         };
         // Several pools of one run in a group: the sum of their peaks (an upper bound of the group's peak).
@@ -362,7 +377,7 @@ void compareMemory(RowBuilder& rows, const Simulation& a, const Simulation& b, R
             return std::optional<uint64_t>(total);
         };
         if (g.kind)
-            rows.text(g.label + " kind", kind(g.a), kind(g.b));
+            rows.text(g.label + " kind", kind(g.a, originA), kind(g.b, originB));
         rows.bytes(
             g.label + " peak reserved", sum(g.a, &PoolRecord::peakReserved), sum(g.b, &PoolRecord::peakReserved));
         rows.bytes(
@@ -398,33 +413,22 @@ std::string padded(const std::string& s, size_t width)
 
 } // namespace
 
-RunOrigin runOriginOfBackend(const std::string& backend)
-{
-    return backend == kRecordedBackend ? RunOrigin::Recorded : RunOrigin::Simulated;
-}
-
 RunOrigin runOriginOf(const Simulation& sim)
 {
-    const bool recorded = !sim.events.empty()
-        && std::all_of(sim.events.begin(), sim.events.end(),
-            [](const runtime::Event& e) { return e.kind == runtime::EventKind::MemoryTrace; });
-    return recorded ? RunOrigin::Recorded : RunOrigin::Simulated;
+    return sim.origin.kind;
 }
 
 RunComparison compareRuns(const Simulation& a, const Simulation& b, const std::string& labelA,
-    const std::string& labelB, const std::vector<std::pair<std::string, std::string>>& configA,
-    const std::vector<std::pair<std::string, std::string>>& configB, std::optional<RunOrigin> originA,
-    std::optional<RunOrigin> originB)
+    const std::string& labelB, const Settings& configA, const Settings& configB)
 {
     RunComparison out;
     out.labelA = labelA;
     out.labelB = labelB;
-    const RunOrigin x = originA ? *originA : runOriginOf(a), y = originB ? *originB : runOriginOf(b);
     RowBuilder rows(out);
-    compareConfig(rows, a, b, x, y, configA, configB);
+    compareConfig(rows, a, b, configA, configB);
     compareTotals(rows, a, b);
     compareGraphs(rows, a, b);
-    compareMemory(rows, a, b, x, y);
+    compareMemory(rows, a, b);
     compareHazards(rows, a, b);
     return out;
 }

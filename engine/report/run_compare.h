@@ -5,7 +5,8 @@
 /// pools by the graphs using them (a custom pool shared by two graphs faces the two private pools it
 /// replaces: "pool of graph_1, graph_2 peak reserved").
 ///
-/// A recorded run (a memory snapshot imported as a run, engine/snapshot/snapshot_run.h) names its
+/// A recorded run (Simulation::origin Recorded: a memory snapshot imported as a run,
+/// engine/snapshot/snapshot_run.h) names its
 /// pools by capture code, never by TorchAir graph, so against a simulated run its pools pair by order
 /// of creation instead (one "pools paired by order of creation ..." row says so):
 /// - the default pool (0, 0) faces the default pool (the simulator keeps no record of its default
@@ -23,7 +24,6 @@
 /// tell a private pool from a user's pool handle. Two recordings, or two simulations, pair by graphs.
 #include "engine/runtime/simulator.h"
 
-#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -43,31 +43,24 @@ struct RunComparison {
     int differing = 0; ///< rows with differs set
 };
 
-/// Where a run's figures come from.
-enum class RunOrigin {
-    Simulated, ///< predicted by the simulator
-    Recorded, ///< a real memory snapshot imported as a run (stored with backend "snapshot")
-};
+/// Where a run's figures come from: runtime::Simulation::origin's kind (Simulated, predicted by
+/// the simulator; Recorded, a real memory snapshot imported as a run).
+using RunOrigin = runtime::RunOriginKind;
 
-/// From a stored run's backend (storage::RunRow::backend): "snapshot" is Recorded, any other Simulated.
-RunOrigin runOriginOfBackend(const std::string& backend);
-
-/// From the run itself: Recorded when it has events and every one is a memory-trace entry
-/// (EventKind::MemoryTrace, which only a snapshot's run has). What compareRuns assumes for a side
-/// whose origin is not given.
+/// The run's origin (Simulation::origin.kind): what compareRuns pairs its pools and config by.
 RunOrigin runOriginOf(const runtime::Simulation& sim);
 
-/// Compares `a` with `b`. `configA` / `configB` are each run's options as (name, value) pairs
-/// (report/run_config.h runConfigPairs): a stored run does not rebuild Simulation::options, so the
-/// caller passes them; with both empty the config section holds only the backend. Options are
-/// matched by name, in A's order then B's. `originA` / `originB`: where each run comes from, when
-/// the caller knows (a stored run's backend, runOriginOfBackend); unset, runOriginOf tells. When
-/// exactly one run is Recorded, pools pair by order of creation (above) and its backend reads
-/// "snapshot".
+/// Compares `a` with `b`. `configA` / `configB` are each simulated run's options as (name, value)
+/// pairs (report/run_config.h runConfigPairs): a stored run does not rebuild Simulation::options, so
+/// the caller passes them; a recorded run's config is its allocator settings
+/// (Simulation::origin.allocatorSettings) and whatever is passed for it is ignored. The config
+/// section starts with each run's origin ("recorded: memory snapshot (...)" / "simulated") and
+/// backend ("—" for a recording); settings are matched by name, in A's order then B's. When exactly
+/// one run is Recorded, pools pair by order of creation (above), and each side's settings are
+/// stated beside "not recorded" / "not simulated", never counted as differences.
 RunComparison compareRuns(const runtime::Simulation& a, const runtime::Simulation& b, const std::string& labelA,
     const std::string& labelB, const std::vector<std::pair<std::string, std::string>>& configA = {},
-    const std::vector<std::pair<std::string, std::string>>& configB = {},
-    std::optional<RunOrigin> originA = std::nullopt, std::optional<RunOrigin> originB = std::nullopt);
+    const std::vector<std::pair<std::string, std::string>>& configB = {});
 
 /// Aligned plain text: the two labels, one line per row (section, metric, A, B, "*" when it
 /// differs), and the number of differing rows.

@@ -27,6 +27,21 @@ std::string formatMiB(uint64_t bytes)
     return buf;
 }
 
+std::string poolKindName(const runtime::PoolRecord& pool, runtime::RunOriginKind origin)
+{
+    if (pool.pool.isDefault())
+        return "default";
+    if (origin == runtime::RunOriginKind::Recorded)
+        return pool.pool.first == 0 ? "graph pool" : "private pool";
+    return pool.custom ? "custom" : "private";
+}
+
+std::string capacityText(const runtime::Simulation& sim)
+{
+    const bool unknown = sim.origin.kind == runtime::RunOriginKind::Recorded && !sim.origin.capacityKnown;
+    return unknown ? "not recorded" : formatMiB(sim.capacityBytes);
+}
+
 std::string simulationText(const runtime::Simulation& sim, LogLevel minLevel)
 {
     std::string out;
@@ -55,14 +70,20 @@ std::string simulationText(const runtime::Simulation& sim, LogLevel minLevel)
     }
     // Byte figures that rest on sizes the inputs did not give are not printed as numbers.
     const std::string unknown = runtime::unknownSizesText(sim);
-    for (const runtime::PoolRecord& p : sim.pools)
-        out += "  pool " + p.pool.str() + (p.custom ? " (custom)" : "") + ": "
-            + (unknown.empty() ? "peak reserved " + formatMiB(p.peakReserved) + ", peak allocated " + formatMiB(p.peakAllocated)
-                               : std::string("memory unknown"))
+    const bool recorded = sim.origin.kind == runtime::RunOriginKind::Recorded;
+    for (const runtime::PoolRecord& p : sim.pools) {
+        const std::string kind = poolKindName(p, sim.origin.kind);
+        const bool named = recorded ? !p.pool.isDefault() : p.custom;
+        out += "  pool " + p.pool.str() + (named ? " (" + kind + ")" : "") + ": "
+            + (unknown.empty()
+                    ? "peak reserved " + formatMiB(p.peakReserved) + ", peak allocated " + formatMiB(p.peakAllocated)
+                    : std::string("memory unknown"))
             + "\n";
-    out += "  device: peak reserved "
-        + (unknown.empty() ? formatMiB(sim.peakDeviceReserved) : std::string("unknown")) + " of "
-        + formatMiB(sim.capacityBytes) + "\n";
+    }
+    out += "  device: peak reserved " + (unknown.empty() ? formatMiB(sim.peakDeviceReserved) : std::string("unknown"))
+        + " of "
+        + (recorded && !sim.origin.capacityKnown ? std::string("capacity not recorded") : formatMiB(sim.capacityBytes))
+        + "\n";
     if (!unknown.empty())
         out += "  sizes: " + unknown + "\n";
     if (!sim.assumptions.empty()) {
@@ -122,9 +143,23 @@ std::string simulationJson(const runtime::Simulation& sim, int indent)
     j["format"] = "aclgraph-inspector-simulation";
     j["version"] = 1;
     j["scenario"] = { { "path", sim.scenarioPath }, { "name", sim.scenarioName } };
-    j["backend"] = config::backendName(o.backend);
-    j["config"] = configValue(o);
-    j["device"] = { { "profile", memory::profileName(sim.profile) }, { "capacity_bytes", sim.capacityBytes } };
+    // A recording has no backend and no TorchAir config: null, and "origin" says what it has.
+    const bool recorded = sim.origin.kind == runtime::RunOriginKind::Recorded;
+    ordered_json origin = { { "kind", runtime::runOriginKindName(sim.origin.kind) } };
+    if (recorded) {
+        ordered_json settings = ordered_json::array();
+        for (const auto& [name, value] : sim.origin.allocatorSettings)
+            settings.push_back({ { "name", name }, { "value", value } });
+        origin["recorded_as"] = sim.origin.recordedAs;
+        origin["allocator_settings"] = settings;
+        origin["capacity_known"] = sim.origin.capacityKnown;
+    }
+    j["origin"] = origin;
+    j["backend"] = recorded ? ordered_json() : ordered_json(config::backendName(o.backend));
+    j["config"] = recorded ? ordered_json() : configValue(o);
+    j["device"] = { { "profile", memory::profileName(sim.profile) },
+        { "capacity_bytes",
+            recorded && !sim.origin.capacityKnown ? ordered_json() : ordered_json(sim.capacityBytes) } };
 
     ordered_json graphs = ordered_json::array();
     for (const runtime::GraphRecord& g : sim.graphs)
@@ -140,8 +175,9 @@ std::string simulationJson(const runtime::Simulation& sim, int indent)
 
     ordered_json pools = ordered_json::array();
     for (const runtime::PoolRecord& p : sim.pools)
-        pools.push_back({ { "id", p.pool.str() }, { "graphs", p.graphs }, { "custom", p.custom },
-            { "peak_reserved_bytes", p.peakReserved }, { "peak_allocated_bytes", p.peakAllocated } });
+        pools.push_back({ { "id", p.pool.str() }, { "kind", poolKindName(p, sim.origin.kind) }, { "graphs", p.graphs },
+            { "custom", p.custom }, { "peak_reserved_bytes", p.peakReserved },
+            { "peak_allocated_bytes", p.peakAllocated } });
     j["pools"] = pools;
 
     ordered_json calls = ordered_json::array();

@@ -14,6 +14,15 @@ std::string formatLogLine(const runtime::LogLine& line, config::Backend backend,
 /// `bytes` in MiB with two decimals ("12.50 MiB"), as the reports print memory.
 std::string formatMiB(uint64_t bytes);
 
+/// What a pool is, by the run's origin: "default" for (0, 0); a simulation's "private" (one graph's)
+/// or "custom" (the user-given pool TorchAir's graphs share); a recording's "graph pool" ((0, N): a
+/// graph_pool_handle() shared by the captures given it) or "private pool" ((N, 0): a capture's own).
+std::string poolKindName(const runtime::PoolRecord& pool, runtime::RunOriginKind origin);
+
+/// A recording's device capacity where the file did not tell it: "not recorded"; else the capacity
+/// in MiB.
+std::string capacityText(const runtime::Simulation& sim);
+
 /// The text report: every log line at or above `minLevel`, then hazards and a per-graph summary.
 std::string simulationText(const runtime::Simulation& sim, runtime::LogLevel minLevel);
 

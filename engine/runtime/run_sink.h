@@ -30,7 +30,8 @@ struct RunTotals {
 class RunSink {
 public:
     virtual ~RunSink() = default;
-    /// Once, first: the run without events and owners (names, profile, pools with their graphs and
+    /// Once, first: the run without events and owners (names, profile, its origin: a recording's
+    /// writer, allocator settings and whether the capacity is known; pools with their graphs and
     /// peaks, warnings known before streaming).
     virtual Result<void> begin(const Simulation& header) = 0;
     /// Owner `id` (0, 1, 2, ... in order), before the first delta or keyframe whose blocks name it.

@@ -45,6 +45,16 @@ bool namesNpu(const Snapshot& snapshot)
     return false;
 }
 
+/// Whether PyTorch wrote the file: a frame in torch's own sources, or allocator settings (which
+/// PyTorch's _dump_snapshot records and an older or foreign writer may not).
+bool writtenByTorch(const Snapshot& snapshot)
+{
+    for (const Frame& f : snapshot.frames)
+        if (f.filename.find("/torch/") != std::string::npos || f.filename.rfind("torch/", 0) == 0)
+            return true;
+    return !snapshot.allocatorSettings.empty();
+}
+
 /// One line in words for a trace entry.
 std::string entrySummary(const Snapshot& snapshot, const TraceEntry& e, const std::string& graph)
 {
@@ -132,8 +142,19 @@ runtime::Simulation runHeader(const Snapshot& snapshot, int device, const std::v
     sim.scenarioPath = snapshot.path;
     sim.scenarioName = "memory snapshot " + std::filesystem::path(snapshot.path).filename().string() + ", device "
         + std::to_string(device);
-    sim.profile = namesNpu(snapshot) ? memory::Profile::Npu : memory::Profile::Cuda;
-    sim.capacityBytes = 0; // the file does not say
+    const bool npu = namesNpu(snapshot);
+    sim.profile = npu ? memory::Profile::Npu : memory::Profile::Cuda;
+    // A recording, not a simulation: no backend and no TorchAir options (sim.options stays at its
+    // defaults and nothing reads it), the allocator's settings as the file gives them. A snapshot
+    // does not record the device's capacity (an oom entry's device_free is what was free then, not
+    // the capacity), so capacityBytes stays 0 and reports say "not recorded".
+    sim.origin.kind = runtime::RunOriginKind::Recorded;
+    sim.origin.recordedAs = npu    ? "memory snapshot (torch_npu.npu.memory._dump_snapshot)"
+        : writtenByTorch(snapshot) ? "memory snapshot (torch.cuda.memory._dump_snapshot)"
+                                   : "memory snapshot (writer unknown: no frame or setting names torch or torch_npu)";
+    sim.origin.allocatorSettings = snapshot.allocatorSettings;
+    sim.origin.capacityKnown = false;
+    sim.capacityBytes = 0;
     sim.warnings = snapshot.warnings;
     for (const PoolSummary& p : pools) {
         if (p.device != device)
@@ -142,7 +163,7 @@ runtime::Simulation runHeader(const Snapshot& snapshot, int device, const std::v
         record.pool = p.pool;
         if (!p.graph.empty())
             record.graphs = { p.graph };
-        record.custom = !p.pool.isDefault();
+        record.custom = false; // custom is a simulation's user-given pool; a recording's are private or graph pools
         record.peakReserved = p.peakReserved;
         record.peakAllocated = p.peakAllocated;
         sim.pools.push_back(std::move(record));

@@ -24,7 +24,9 @@ QString runLabel(const storage::RunRow& row, const std::vector<std::string>& ove
     return QString("run %1 · %2 · %3")
         .arg(row.id)
         .arg(QString::fromStdString(row.scenarioName))
-        .arg(settings.isEmpty() ? QString("scenario config") : settings.join(", "));
+        .arg(row.origin.kind == engine::runtime::RunOriginKind::Recorded ? QString("recorded")
+                : settings.isEmpty()                                     ? QString("scenario config")
+                                                                         : settings.join(", "));
 }
 
 ComparisonModel::ComparisonModel(QObject* parent)
@@ -177,7 +179,6 @@ Compared compareStored(const QString& dbPath, qlonglong runA, qlonglong runB)
     std::string labels[2];
     std::vector<std::pair<std::string, std::string>> configs[2];
     std::optional<storage::StoredRun> runs[2];
-    engine::report::RunOrigin origins[2] {};
     const qlonglong ids[2] = { runA, runB };
     for (int i = 0; i < 2; ++i) {
         auto run = storage::readRun(*db, ids[i]);
@@ -188,11 +189,10 @@ Compared compareStored(const QString& dbPath, qlonglong runA, qlonglong runB)
             return { nullptr, QString::fromStdString(overrides.error().toString()) };
         labels[i] = runLabel(run->row, *overrides).toStdString();
         configs[i] = engine::report::runConfigPairs(run->sim.options.backend, run->configJson);
-        origins[i] = engine::report::runOriginOfBackend(run->row.backend);
         runs[i] = std::move(run.value());
     }
-    return { std::make_shared<const engine::report::RunComparison>(engine::report::compareRuns(
-                 runs[0]->sim, runs[1]->sim, labels[0], labels[1], configs[0], configs[1], origins[0], origins[1])),
+    return { std::make_shared<const engine::report::RunComparison>(
+                 engine::report::compareRuns(runs[0]->sim, runs[1]->sim, labels[0], labels[1], configs[0], configs[1])),
         {} };
 }
 

@@ -28,8 +28,11 @@ struct ConfigPanel::Loaded {
     qlonglong runId = 0;
     QString title;
     engine::config::Backend backend = engine::config::Backend::TorchAir;
-    std::vector<engine::report::RunOption> options; ///< by option table index
+    std::vector<engine::report::RunOption> options; ///< by option table index; none for a recording
+    /// A recording has no TorchAir options: its allocator settings are shown read-only instead.
+    engine::runtime::RunOrigin origin;
     QString error;
+    bool recorded() const { return origin.kind == engine::runtime::RunOriginKind::Recorded; }
 };
 
 /// Shared with the worker: its progress, and the cancel it is asked for.
@@ -85,6 +88,7 @@ ConfigPanel::ConfigPanel(QWidget* parent)
     , m_title(new QLabel("Pick a run in the Project view."))
     , m_message(new QLabel)
     , m_table(new QTableWidget(0, ColumnCount))
+    , m_settings(new QTableWidget(0, 2))
     , m_simulate(new QPushButton("Simulate"))
     , m_reset(new QPushButton("Reset"))
     , m_cancel(new QPushButton("Cancel"))
@@ -116,6 +120,14 @@ ConfigPanel::ConfigPanel(QWidget* parent)
     m_table->setColumnWidth(NpugraphExColumn, metrics.horizontalAdvance("input_inplace_pass") + 16);
     m_table->setColumnWidth(ValueColumn, metrics.horizontalAdvance("'reduce-overhead'") + 48);
     m_table->setColumnWidth(DefaultColumn, metrics.horizontalAdvance("'reduce-overhead'") + 16);
+    m_settings->setObjectName("configAllocatorSettings");
+    m_settings->setHorizontalHeaderLabels({ "allocator setting", "value" });
+    m_settings->setEditTriggers(QAbstractItemView::NoEditTriggers);
+    m_settings->setSelectionBehavior(QAbstractItemView::SelectRows);
+    m_settings->verticalHeader()->hide();
+    m_settings->horizontalHeader()->setStretchLastSection(true);
+    m_settings->setColumnWidth(0, metrics.horizontalAdvance("graph_capture_record_stream_reuse") + 16);
+    m_settings->hide();
     m_simulate->setObjectName("configSimulate");
     m_simulate->setToolTip("Simulate the run's scenario again with the edited options");
     m_reset->setObjectName("configReset");
@@ -140,6 +152,7 @@ ConfigPanel::ConfigPanel(QWidget* parent)
     layout->addWidget(m_title);
     layout->addWidget(m_message);
     layout->addWidget(m_table, 1);
+    layout->addWidget(m_settings, 1);
     layout->addLayout(bar);
 
     connect(m_simulate, &QPushButton::clicked, this, &ConfigPanel::simulate);
@@ -240,6 +253,15 @@ std::shared_ptr<const ConfigPanel::Loaded> ConfigPanel::loadConfig(const QString
         out->error = QString::fromStdString(overrides.error().toString());
         return out;
     }
+    out->origin = run->row.origin;
+    if (out->recorded()) {
+        const QString file = QString::fromStdString(run->row.scenarioPath);
+        out->title = runLabel(run->row, *overrides) + "\nThis run was recorded from " + file
+            + "; a recording has no TorchAir options. "
+            + (out->origin.allocatorSettings.empty() ? QString("The file records no allocator settings.")
+                                                     : QString("Its allocator settings, as the file records them:"));
+        return out;
+    }
     out->backend = run->backend;
     out->options = engine::report::runOptions(out->backend, run->configJson);
     out->title = runLabel(run->row, *overrides) + " (" + engine::config::backendName(out->backend) + ")";
@@ -257,6 +279,24 @@ void ConfigPanel::buildForm()
         }
     m_table->clearContents();
     m_table->setRowCount(m_loaded ? int(m_loaded->options.size()) : 0);
+    const bool recorded = m_loaded && m_loaded->recorded();
+    m_table->setVisible(!recorded);
+    m_settings->setVisible(recorded);
+    m_simulate->setVisible(!recorded);
+    m_reset->setVisible(!recorded);
+    m_settings->clearContents();
+    m_settings->setRowCount(recorded ? int(m_loaded->origin.allocatorSettings.size()) : 0);
+    for (int row = 0; row < m_settings->rowCount(); ++row) {
+        const auto& [name, value] = m_loaded->origin.allocatorSettings[size_t(row)];
+        auto* n = new QTableWidgetItem(QString::fromStdString(name));
+        auto* v = new QTableWidgetItem(QString::fromStdString(value));
+        for (QTableWidgetItem* item : { n, v }) {
+            item->setFlags(Qt::ItemIsEnabled | Qt::ItemIsSelectable); // read-only: a recording is not re-run
+            item->setToolTip(item->text());
+        }
+        m_settings->setItem(row, 0, n);
+        m_settings->setItem(row, 1, v);
+    }
     for (size_t i = 0; m_loaded && i < m_loaded->options.size(); ++i) {
         const engine::report::RunOption& o = m_loaded->options[i];
         const engine::config::OptionSpec& spec = engine::config::optionTable()[o.spec];

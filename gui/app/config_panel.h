@@ -8,6 +8,10 @@
 /// storage::resimulate runs on a worker thread with the edits on top of the run's own overrides,
 /// with a progress bar and Cancel. The stored (or reused) run is announced with runStored() and
 /// the form then shows it. An invalid value shows TorchAir's message inline.
+///
+/// A recorded run (a memory snapshot imported as a run) has no TorchAir options and is never
+/// re-simulated: the tab says so, names the file, and shows the allocator's settings as the file
+/// records them, read-only, in place of the form.
 #include <QMap>
 #include <QWidget>
 #include <memory>
@@ -44,6 +48,8 @@ public:
     /// The form: items for the names, the default and the edit mark, the editors as cell widgets
     /// (object name "edit:" + the option's name in the run's backend spelling).
     QTableWidget* table() const { return m_table; }
+    /// A recording's allocator settings (setting, value), read-only; hidden for a simulation.
+    QTableWidget* allocatorSettings() const { return m_settings; }
 
 public slots:
     /// Re-simulates now with the edits (nothing to do without edits).
@@ -76,6 +82,7 @@ private:
     QLabel* m_title;
     QLabel* m_message;
     QTableWidget* m_table; ///< one row per option of the option table, in its order
+    QTableWidget* m_settings;
     QPushButton* m_simulate;
     QPushButton* m_reset;
     QPushButton* m_cancel;

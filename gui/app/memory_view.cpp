@@ -3,6 +3,7 @@
 #include "gui/app/memory_breakdown.h"
 
 #include "engine/report/details.h"
+#include "engine/report/simulation_report.h"
 
 #include <QHelpEvent>
 #include <QMouseEvent>
@@ -65,7 +66,9 @@ QString poolHeader(const engine::runtime::PoolSnapshot& p, const engine::runtime
             if (rec.pool == p.pool) {
                 for (const auto& g : rec.graphs)
                     graphs += (graphs.isEmpty() ? "" : ", ") + QString::fromStdString(g);
-                if (rec.custom)
+                if (sim->origin.kind == engine::runtime::RunOriginKind::Recorded)
+                    graphs += " (" + QString::fromStdString(engine::report::poolKindName(rec, sim->origin.kind)) + ")";
+                else if (rec.custom)
                     graphs += " (custom pool)";
             }
     return QString("%1 %2 · reserved %3 · allocated %4 · %5 segment%6")

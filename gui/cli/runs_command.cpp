@@ -1,6 +1,7 @@
 // `aclgraph-inspector runs --db FILE [--json] [--run ID]`: the simulation runs stored in a project
 // (simulate --db), as a table or one run's summary with its graphs, pools and hazards.
 #include "engine/core/json_text.h"
+#include "engine/report/simulation_report.h"
 #include "gui/cli/cli_util.h"
 #include "gui/cli/commands.h"
 #include "storage/project_db.h"
@@ -37,14 +38,42 @@ std::string clip(const std::string& text, size_t width)
     return text.size() <= width ? text : text.substr(0, width - 3) + "...";
 }
 
+bool isRecorded(const RunRow& r)
+{
+    return r.origin.kind == engine::runtime::RunOriginKind::Recorded;
+}
+
+/// "torchair" / "npugraph_ex" for a simulation; "recorded" for a recording (it has no backend).
+std::string backendOrOrigin(const RunRow& r)
+{
+    return isRecorded(r) ? std::string("recorded") : r.backend;
+}
+
+ordered_json originJson(const engine::runtime::RunOrigin& o)
+{
+    ordered_json j = { { "kind", engine::runtime::runOriginKindName(o.kind) } };
+    if (o.kind != engine::runtime::RunOriginKind::Recorded)
+        return j;
+    ordered_json settings = ordered_json::array();
+    for (const auto& [name, value] : o.allocatorSettings)
+        settings.push_back({ { "name", name }, { "value", value } });
+    j["recorded_as"] = o.recordedAs;
+    j["allocator_settings"] = settings;
+    j["capacity_known"] = o.capacityKnown;
+    return j;
+}
+
 ordered_json rowJson(const RunRow& r)
 {
-    return { { "id", r.id }, { "source_id", r.sourceId ? ordered_json(*r.sourceId) : ordered_json() },
-        { "scenario_path", r.scenarioPath }, { "scenario_name", r.scenarioName }, { "created_at", r.createdAt },
-        { "backend", r.backend }, { "profile", r.profile }, { "capacity_bytes", r.capacityBytes }, { "calls", r.calls },
-        { "events", r.events }, { "captures", r.captures }, { "recaptures", r.recaptures }, { "replays", r.replays },
-        { "eager_calls", r.eagerCalls }, { "hazard_count", r.hazards }, { "peak_reserved_bytes", r.peakReserved },
-        { "peak_allocated_bytes", r.peakAllocated }, { "out_of_memory", r.outOfMemory }, { "cancelled", r.cancelled } };
+    return { { "origin", originJson(r.origin) }, { "id", r.id },
+        { "source_id", r.sourceId ? ordered_json(*r.sourceId) : ordered_json() }, { "scenario_path", r.scenarioPath },
+        { "scenario_name", r.scenarioName }, { "created_at", r.createdAt },
+        { "backend", isRecorded(r) ? ordered_json() : ordered_json(r.backend) }, { "profile", r.profile },
+        { "capacity_bytes", isRecorded(r) && !r.origin.capacityKnown ? ordered_json() : ordered_json(r.capacityBytes) },
+        { "calls", r.calls }, { "events", r.events }, { "captures", r.captures }, { "recaptures", r.recaptures },
+        { "replays", r.replays }, { "eager_calls", r.eagerCalls }, { "hazard_count", r.hazards },
+        { "peak_reserved_bytes", r.peakReserved }, { "peak_allocated_bytes", r.peakAllocated },
+        { "out_of_memory", r.outOfMemory }, { "cancelled", r.cancelled } };
 }
 
 std::string tableText(const std::vector<RunRow>& runs)
@@ -55,11 +84,11 @@ std::string tableText(const std::vector<RunRow>& runs)
         + pad("calls", 6, true) + "  " + pad("captures", 8, true) + "  " + pad("recaptures", 10, true) + "  "
         + pad("replays", 7, true) + "  " + pad("hazards", 7, true) + "  " + pad("peak MiB", 10, true) + "  OOM\n";
     for (const RunRow& r : runs)
-        out += pad(std::to_string(r.id), 5, true) + "  " + pad(clip(scenarioOf(r), 28), 28) + "  " + pad(r.backend, 11)
-            + "  " + pad(std::to_string(r.calls), 6, true) + "  " + pad(std::to_string(r.captures), 8, true) + "  "
-            + pad(std::to_string(r.recaptures), 10, true) + "  " + pad(std::to_string(r.replays), 7, true) + "  "
-            + pad(std::to_string(r.hazards), 7, true) + "  " + pad(mib(r.peakReserved), 10, true) + "  "
-            + (r.outOfMemory ? "yes" : "no") + "\n";
+        out += pad(std::to_string(r.id), 5, true) + "  " + pad(clip(scenarioOf(r), 28), 28) + "  "
+            + pad(backendOrOrigin(r), 11) + "  " + pad(std::to_string(r.calls), 6, true) + "  "
+            + pad(std::to_string(r.captures), 8, true) + "  " + pad(std::to_string(r.recaptures), 10, true) + "  "
+            + pad(std::to_string(r.replays), 7, true) + "  " + pad(std::to_string(r.hazards), 7, true) + "  "
+            + pad(mib(r.peakReserved), 10, true) + "  " + (r.outOfMemory ? "yes" : "no") + "\n";
     return out;
 }
 
@@ -69,8 +98,15 @@ std::string runText(const storage::StoredRun& run)
     const Simulation& sim = run.sim;
     const auto yes = [](bool b) { return b ? "yes" : "no"; };
     std::string out = "run " + std::to_string(r.id) + ": " + scenarioOf(r) + " (" + r.scenarioPath + ")\n";
-    out += "  created " + r.createdAt + ", backend " + r.backend + ", profile " + r.profile + ", capacity "
-        + mib(r.capacityBytes) + " MiB\n";
+    if (isRecorded(r))
+        out += "  created " + r.createdAt + ", recorded: " + r.origin.recordedAs + ", profile " + r.profile
+            + ", capacity " + (r.origin.capacityKnown ? mib(r.capacityBytes) + " MiB" : std::string("not recorded"))
+            + "\n";
+    else
+        out += "  created " + r.createdAt + ", backend " + r.backend + ", profile " + r.profile + ", capacity "
+            + mib(r.capacityBytes) + " MiB\n";
+    for (const auto& [name, value] : r.origin.allocatorSettings)
+        out += "  allocator setting " + name + " = " + value + "\n";
     out += "  calls " + std::to_string(r.calls) + ", events " + std::to_string(r.events) + ", captures "
         + std::to_string(r.captures) + ", recaptures " + std::to_string(r.recaptures) + ", replays "
         + std::to_string(r.replays) + ", eager calls " + std::to_string(r.eagerCalls) + ", hazards "
@@ -89,8 +125,10 @@ std::string runText(const storage::StoredRun& run)
         std::string graphs;
         for (const std::string& g : p.graphs)
             graphs += (graphs.empty() ? "" : ", ") + g;
-        out += "  " + p.pool.str() + (p.custom ? " (custom)" : "") + ": graphs " + graphs + ", peak reserved "
-            + mib(p.peakReserved) + " MiB, peak allocated " + mib(p.peakAllocated) + " MiB\n";
+        const bool named = isRecorded(r) ? !p.pool.isDefault() : p.custom;
+        out += "  " + p.pool.str() + (named ? " (" + engine::report::poolKindName(p, r.origin.kind) + ")" : "")
+            + ": graphs " + graphs + ", peak reserved " + mib(p.peakReserved) + " MiB, peak allocated "
+            + mib(p.peakAllocated) + " MiB\n";
     }
     out += "hazards:" + std::string(sim.hazards.empty() ? " none\n" : "\n");
     for (const auto& h : sim.hazards)
@@ -104,7 +142,7 @@ ordered_json runJson(const storage::StoredRun& run)
     const Simulation& sim = run.sim;
     ordered_json j = rowJson(run.row);
     const ordered_json config = ordered_json::parse(run.configJson, nullptr, false);
-    j["config"] = config.is_discarded() ? ordered_json() : config;
+    j["config"] = config.is_discarded() || isRecorded(run.row) ? ordered_json() : config;
     j["warnings"] = sim.warnings;
     ordered_json graphs = ordered_json::array();
     for (const auto& g : sim.graphs)
@@ -118,8 +156,9 @@ ordered_json runJson(const storage::StoredRun& run)
     j["graphs"] = graphs;
     ordered_json pools = ordered_json::array();
     for (const auto& p : sim.pools)
-        pools.push_back({ { "id", p.pool.str() }, { "graphs", p.graphs }, { "custom", p.custom },
-            { "peak_reserved_bytes", p.peakReserved }, { "peak_allocated_bytes", p.peakAllocated } });
+        pools.push_back({ { "id", p.pool.str() }, { "kind", engine::report::poolKindName(p, sim.origin.kind) },
+            { "graphs", p.graphs }, { "custom", p.custom }, { "peak_reserved_bytes", p.peakReserved },
+            { "peak_allocated_bytes", p.peakAllocated } });
     j["pools"] = pools;
     ordered_json hazards = ordered_json::array();
     for (const auto& h : sim.hazards)

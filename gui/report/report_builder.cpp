@@ -110,8 +110,8 @@ Result<std::string> buildReportJson(const ReportRequest& request)
         report.caches.push_back({ c.source, c.fromProject, &c.scan, c.entryOptions });
     engine::report::RunComparison comparison;
     if (compare) {
-        comparison = engine::report::compareRuns(runs[0].sim, runs[1].sim, runs[0].label, runs[1].label,
-            configPairs(runs[0]), configPairs(runs[1]), runs[0].origin, runs[1].origin);
+        comparison = engine::report::compareRuns(
+            runs[0].sim, runs[1].sim, runs[0].label, runs[1].label, configPairs(runs[0]), configPairs(runs[1]));
         report.comparison = &comparison;
     }
     return engine::report::reportJson(report);

@@ -96,7 +96,6 @@ Result<void> loadSnapshot(const std::string& path, LoadedInputs& into)
             return run.error();
         std::string label = run->sim.scenarioName;
         into.runs.push_back({ std::move(run->sim), std::move(label), {}, {}, {}, {} });
-        into.runs.back().origin = engine::report::RunOrigin::Recorded;
     }
     return {};
 }
@@ -152,7 +151,6 @@ Result<void> loadProject(const std::string& path, const std::vector<int64_t>& on
         loaded.sim = std::move(run->sim);
         loaded.label = "run " + std::to_string(row.id) + " · " + name;
         loaded.configJson = run->configJson;
-        into.runs.back().origin = engine::report::runOriginOfBackend(row.backend);
         const auto& graphIds = run->graphIds;
         auto graphOf = [&](const engine::runtime::GraphRecord& g, std::string& why) -> const engine::Graph* {
             const auto id = graphIds.find(g.name);

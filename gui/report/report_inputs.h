@@ -20,15 +20,12 @@
 namespace gui::report {
 
 struct LoadedRun {
-    engine::runtime::Simulation sim;
+    engine::runtime::Simulation sim; ///< sim.origin: simulated here or stored, or recorded (a snapshot)
     std::string label;
     std::string configJson; ///< empty for a run simulated here
     std::map<std::string, std::vector<engine::passes::PassReport>> passes; ///< by TorchAir graph name
     std::map<std::string, engine::report::GraphDrawing> drawings;
     std::map<std::string, std::string> notes;
-    /// Recorded for a memory snapshot (given, or a project's run with backend "snapshot"): how
-    /// engine::report::compareRuns pairs its pools.
-    engine::report::RunOrigin origin = engine::report::RunOrigin::Simulated;
 };
 
 struct LoadedCaches {

@@ -159,6 +159,17 @@ with tempfile.TemporaryDirectory() as tmp:
     run("report", project2, "-o", tmp / "pc.html")
     check(self_contained((tmp / "pc.html").read_text()), "the project report is self-contained")
 
+# A real snapshot's report (PyTorch 2.11, tests/data/real/snapshots): a recording's, never a simulation's.
+real = SAMPLES.parent.parent / "tests" / "data" / "real" / "snapshots" / "a_default.pickle"
+with tempfile.TemporaryDirectory() as tmp:
+    out = pathlib.Path(tmp) / "r.md"
+    run("report", real, "-o", out)
+    md = out.read_text()
+    check("torchair" not in md.lower() and "custom" not in md and "capacity 0.00" not in md,
+          "a recording's report has no TorchAir backend, options, custom pool or zero capacity")
+    check("- recorded: memory snapshot (torch.cuda.memory._dump_snapshot)" in md and "`expandable_segments`" in md,
+          "it says where it was recorded and the allocator's settings")
+
 # A recorded memory snapshot beside the simulated run of a scenario: prediction and recording compared.
 snapshot = SAMPLES.parent.parent / "tests" / "data" / "snapshots" / "graph_pools.pickle"
 with tempfile.TemporaryDirectory() as tmp:
@@ -171,7 +182,11 @@ with tempfile.TemporaryDirectory() as tmp:
     check(any("capture" in " ".join(p.get("graphs", [])) for p in pools), "its private pools name their captured graph")
     rows = {(r["section"], r["metric"]): r for r in doc["comparison"]["rows"]}
     check(rows[("totals", "calls")]["a"] == "7" and rows[("totals", "calls")]["b"] == "0", "compared with the run")
-    check(rows[("config", "backend")]["b"] == "snapshot", "the recording's backend is the snapshot")
+    check(rows[("config", "origin")]["b"].startswith("recorded: memory snapshot")
+          and rows[("config", "origin")]["a"] == "simulated", "the recording's origin beside the simulation's")
+    check(rows[("config", "backend")]["b"] == "—", "a recording has no backend")
+    check(doc["runs"][1]["simulation"]["origin"]["kind"] == "recorded" and not doc["runs"][1]["options"],
+          "the recording has no TorchAir options")
     note = rows.get(("memory", "pools paired by order of creation (a recording cannot name TorchAir graphs)"))
     check(note is not None and (note["a"], note["b"]) == ("simulated", "recorded"),
           "the comparison says once that pools pair by order of creation")

@@ -187,8 +187,6 @@ TEST(RunCompare, RecordingFacesSimulationByOrderOfCreation)
     EXPECT_EQ(report::runOriginOf(recording), report::RunOrigin::Recorded);
     EXPECT_EQ(report::runOriginOf(sim), report::RunOrigin::Simulated);
     EXPECT_EQ(report::runOriginOf(runtime::Simulation {}), report::RunOrigin::Simulated);
-    EXPECT_EQ(report::runOriginOfBackend("snapshot"), report::RunOrigin::Recorded);
-    EXPECT_EQ(report::runOriginOfBackend("torchair"), report::RunOrigin::Simulated);
 
     const auto& cudaGraph = poolOf(recording, { 0, 1 });
     const auto& aclgraph = poolOf(recording, { 0, 2 });
@@ -202,10 +200,12 @@ TEST(RunCompare, RecordingFacesSimulationByOrderOfCreation)
     const std::string second = "pool (0, 2) [" + aclgraph.graphs[0] + "]";
     const std::string fourth = "pool (1, 0) [" + trees.graphs[0] + "]";
 
-    // The recording as A, told by its events.
+    // The recording as A, told by its origin.
     const RunComparison c
         = report::compareRuns(recording, sim, "recording", "simulation", {}, report::runConfigPairs(sim.options));
-    EXPECT_EQ(row(c, "config", "backend").a, "snapshot");
+    EXPECT_EQ(row(c, "config", "origin").a, "recorded: " + recording.origin.recordedAs);
+    EXPECT_EQ(row(c, "config", "origin").b, "simulated");
+    EXPECT_EQ(row(c, "config", "backend").a, "—") << "a recording has no backend";
     EXPECT_EQ(row(c, "config", "backend").b, "torchair");
     // The recording has no TorchAir config: the simulation's options are stated, not compared.
     const CompareRow& clone = row(c, "config", "debug.aclgraph.enable_output_clone");
@@ -213,7 +213,7 @@ TEST(RunCompare, RecordingFacesSimulationByOrderOfCreation)
     EXPECT_EQ(clone.b, "False");
     EXPECT_FALSE(clone.differs);
     for (const CompareRow& r : c.rows)
-        EXPECT_TRUE(r.section != "config" || r.metric == "backend" || !r.differs) << r.metric;
+        EXPECT_TRUE(r.section != "config" || r.metric == "backend" || r.metric == "origin" || !r.differs) << r.metric;
     EXPECT_EQ(row(c, "memory", "device capacity").a, "—") << "the file does not say";
     const CompareRow& note = row(c, "memory", kPairedByCreation);
     EXPECT_EQ(note.a, "recorded");
@@ -242,19 +242,19 @@ TEST(RunCompare, RecordingFacesSimulationByOrderOfCreation)
     EXPECT_EQ(row(c, "totals", "calls").a, "0");
     EXPECT_EQ(row(c, "graphs", "graph_1 captures").a, "—");
 
-    // The recording as B, told by the caller: the labels name A's pool first.
-    const RunComparison d = report::compareRuns(
-        sim, recording, "simulation", "recording", {}, {}, report::RunOrigin::Simulated, report::RunOrigin::Recorded);
+    // The recording as B: the labels name A's pool first.
+    const RunComparison d = report::compareRuns(sim, recording, "simulation", "recording");
     EXPECT_EQ(row(d, "memory", kPairedByCreation).a, "simulated");
     const CompareRow& swapped = row(d, "memory", "graph_1's pool ~ " + first + " peak reserved");
     EXPECT_EQ(swapped.a, reserved.b);
     EXPECT_EQ(swapped.b, reserved.a);
     EXPECT_TRUE(hasRow(d, "memory", "— ~ pool (0, 0) [default] peak allocated"));
-    EXPECT_EQ(row(d, "config", "backend").b, "snapshot");
+    EXPECT_EQ(row(d, "config", "backend").b, "—");
 
-    // Told that both are simulations, the pools pair by their graphs as between two simulations.
-    const RunComparison e = report::compareRuns(
-        recording, sim, "A", "B", {}, {}, report::RunOrigin::Simulated, report::RunOrigin::Simulated);
+    // Were the recording a simulation, the pools would pair by their graphs as between two simulations.
+    runtime::Simulation asSimulated = recording;
+    asSimulated.origin = runtime::RunOrigin {};
+    const RunComparison e = report::compareRuns(asSimulated, sim, "A", "B");
     EXPECT_FALSE(hasRow(e, "memory", kPairedByCreation));
     EXPECT_TRUE(hasRow(e, "memory", "pool of graph_1 kind"));
     EXPECT_EQ(row(e, "config", "backend").a, "torchair");
@@ -287,11 +287,11 @@ TEST(RunCompare, RecordedPoolsInIdOrderExtraSimulatedPoolsAlone)
 {
     // Hand-built: the recording lists its pools out of order; the simulation created three.
     runtime::Simulation recording, sim;
+    recording.origin.kind = runtime::RunOriginKind::Recorded;
     recording.events.emplace_back().kind = runtime::EventKind::MemoryTrace;
     for (uint64_t uid : { 4, 2 }) {
         runtime::PoolRecord p;
         p.pool = { 0, uid };
-        p.custom = true;
         p.peakReserved = uid << 20;
         recording.pools.push_back(p);
     }
@@ -335,7 +335,44 @@ TEST(RunCompare, TextAndJson)
     EXPECT_EQ(j["differing"], c.differing);
     ASSERT_EQ(j["rows"].size(), c.rows.size());
     EXPECT_EQ(j["rows"][0]["section"], "config");
-    EXPECT_EQ(j["rows"][0]["metric"], "backend");
+    EXPECT_EQ(j["rows"][0]["metric"], "origin");
+    EXPECT_EQ(j["rows"][1]["metric"], "backend");
+}
+
+TEST(RunCompare, RealRecordingsConfigIsItsAllocatorSettings)
+{
+    // A snapshot PyTorch 2.11 wrote (tests/data/real/snapshots/README.md): a recording by its origin,
+    // whose config column holds the allocator's settings and never TorchAir's options.
+    auto snapshot = snapshot::readSnapshotFile(std::string(ACLGI_TEST_DATA_DIR) + "/real/snapshots/a_default.pickle");
+    ASSERT_TRUE(snapshot.ok()) << snapshot.error().toString();
+    ASSERT_FALSE(snapshot->allocatorSettings.empty());
+    auto run = snapshot::snapshotAsRun(*snapshot, 0);
+    ASSERT_TRUE(run.ok()) << run.error().toString();
+    const runtime::Simulation& recording = run->sim;
+    EXPECT_EQ(report::runOriginOf(recording), report::RunOrigin::Recorded);
+    EXPECT_EQ(recording.origin.recordedAs, "memory snapshot (torch.cuda.memory._dump_snapshot)");
+    EXPECT_EQ(recording.origin.allocatorSettings, snapshot->allocatorSettings);
+    EXPECT_FALSE(recording.origin.capacityKnown);
+    for (const runtime::PoolRecord& p : recording.pools)
+        EXPECT_FALSE(p.custom) << p.pool.str();
+
+    const auto sim = simulateSample("07_held_outputs_overwritten.json");
+    const RunComparison c
+        = report::compareRuns(sim, recording, "simulation", "recording", report::runConfigPairs(sim.options), {});
+    const auto& [name, value] = snapshot->allocatorSettings.front();
+    const CompareRow& setting = row(c, "config", name);
+    EXPECT_EQ(setting.a, "not simulated");
+    EXPECT_EQ(setting.b, value);
+    EXPECT_FALSE(setting.differs);
+    EXPECT_EQ(row(c, "config", "debug.aclgraph.enable_output_clone").b, "not recorded");
+    EXPECT_EQ(row(c, "memory", "device capacity").b, "—");
+    for (const CompareRow& r : c.rows)
+        EXPECT_EQ(r.b.find("custom"), std::string::npos) << r.metric;
+
+    // Two recordings: their allocator settings compared by name.
+    const RunComparison same = report::compareRuns(recording, recording, "A", "B");
+    EXPECT_EQ(row(same, "config", name).a, value);
+    EXPECT_FALSE(row(same, "config", name).differs);
 }
 
 TEST(RunConfig, StoredConfigJsonAsFormRows)

@@ -182,12 +182,17 @@ void ComparePanelTest::recordingBesideSimulation()
 
     gui::ComparePanel panel;
     QSignalSpy compared(&panel, &gui::ComparePanel::compared);
-    panel.compare(project, 1, 2); // the simulation, then the recording (stored with backend "snapshot")
+    panel.compare(project, 1, 2); // the simulation, then the recording (stored with origin "recorded")
     QVERIFY(compared.wait(20000));
     const QAbstractItemModel& model = *panel.model();
     const int backend = rowOf(model, "config", "backend");
     QVERIFY(backend >= 0);
-    QCOMPARE(model.index(backend, gui::ComparisonModel::BColumn).data().toString(), QString("snapshot"));
+    QCOMPARE(model.index(backend, gui::ComparisonModel::BColumn).data().toString(), QString("—"));
+    const int origin = rowOf(model, "config", "origin");
+    QVERIFY(origin >= 0);
+    QVERIFY(
+        model.index(origin, gui::ComparisonModel::BColumn).data().toString().startsWith("recorded: memory snapshot"));
+    QCOMPARE(model.index(origin, gui::ComparisonModel::AColumn).data().toString(), QString("simulated"));
     const int note
         = rowOf(model, "memory", "pools paired by order of creation (a recording cannot name TorchAir graphs)");
     QVERIFY(note >= 0);

@@ -5,6 +5,7 @@
 #include "engine/config/options.h"
 #include "engine/config/setting_text.h"
 #include "gui/app/config_panel.h"
+#include "storage/importer.h"
 #include "storage/project_db.h"
 #include "storage/resimulate.h"
 #include "storage/run_store.h"
@@ -33,6 +34,7 @@ private slots:
     void toggleResimulates();
     void invalidValueShowsTorchairsMessage();
     void simulateButtonAndReset();
+    void recordingShowsItsAllocatorSettings();
 
 private:
     void show(gui::ConfigPanel& panel, qlonglong runId);
@@ -222,6 +224,52 @@ void ConfigPanelTest::simulateButtonAndReset()
     auto run = storage::readRun(*db, stored.at(0).at(0).toLongLong());
     QVERIFY(run.ok());
     QVERIFY(run->configJson.find("\"debug.aclgraph.static_capture_size_limit\":1") != std::string::npos);
+}
+
+// A memory snapshot PyTorch 2.11 wrote, imported as a run: no TorchAir option form, the file named,
+// its allocator settings read-only.
+void ConfigPanelTest::recordingShowsItsAllocatorSettings()
+{
+    const std::string snapshot = ACLGI_SOURCE_DIR "/tests/data/real/snapshots/a_default.pickle";
+    const QString project = m_dir.filePath("recorded.aclgi");
+    auto imported = storage::importPaths(project.toStdString(), { snapshot }, {});
+    QVERIFY2(imported.ok(), imported.ok() ? "" : imported.error().toString().c_str());
+    QCOMPARE((*imported)[0].runs, 1);
+    auto db = storage::openProject(project.toStdString());
+    QVERIFY(db.ok());
+    auto runs = storage::listRuns(*db);
+    QVERIFY(runs.ok() && runs->size() == 1);
+    const storage::RunRow& row = runs->front();
+    QVERIFY(row.origin.kind == engine::runtime::RunOriginKind::Recorded);
+    QVERIFY(!row.origin.allocatorSettings.empty());
+
+    gui::ConfigPanel panel;
+    QSignalSpy shown(&panel, &gui::ConfigPanel::shown);
+    panel.showRun(project, row.id);
+    QVERIFY(shown.wait(20000));
+    const QString title = panel.findChild<QLabel*>("configTitle")->text();
+    QVERIFY2(title.contains("This run was recorded from ") && title.contains("a_default.pickle")
+            && title.contains("a recording has no TorchAir options"),
+        qPrintable(title));
+    QVERIFY(panel.table()->isHidden());
+    QCOMPARE(panel.table()->rowCount(), 0);
+    QVERIFY(panel.findChild<QPushButton*>("configSimulate")->isHidden());
+    QTableWidget* settings = panel.allocatorSettings();
+    QAbstractItemModelTester tester(settings->model(), QAbstractItemModelTester::FailureReportingMode::Fatal);
+    QVERIFY(!settings->isHidden());
+    QCOMPARE(settings->rowCount(), int(row.origin.allocatorSettings.size()));
+    for (int r = 0; r < settings->rowCount(); ++r) {
+        QCOMPARE(settings->item(r, 0)->text(), QString::fromStdString(row.origin.allocatorSettings[size_t(r)].first));
+        QCOMPARE(settings->item(r, 1)->text(), QString::fromStdString(row.origin.allocatorSettings[size_t(r)].second));
+        QVERIFY(!(settings->item(r, 1)->flags() & Qt::ItemIsEditable));
+    }
+    QVERIFY(panel.editedOverrides().isEmpty());
+
+    // Back to a simulation: the form again.
+    show(panel, m_base);
+    QVERIFY(!panel.table()->isHidden());
+    QVERIFY(settings->isHidden());
+    QCOMPARE(panel.table()->rowCount(), int(engine::config::optionTable().size()));
 }
 
 QTEST_MAIN(ConfigPanelTest)

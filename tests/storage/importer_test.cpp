@@ -386,11 +386,15 @@ TEST_F(Importer, ImportsAMemorySnapshotAsARunPerDevice)
     ASSERT_TRUE(runs.ok());
     ASSERT_EQ(runs->size(), 1u);
     const RunRow& row = runs->front();
-    EXPECT_EQ(row.backend, "snapshot");
+    EXPECT_EQ(row.backend, "") << "a recording has no backend";
+    EXPECT_EQ(row.origin.kind, engine::runtime::RunOriginKind::Recorded);
+    EXPECT_NE(row.origin.recordedAs.find("memory snapshot"), std::string::npos) << row.origin.recordedAs;
+    EXPECT_FALSE(row.origin.capacityKnown);
     EXPECT_EQ(row.calls, 0);
     EXPECT_EQ(row.events, expected.at("trace_entries").get<int>());
     auto run = readRun(*project, row.id);
     ASSERT_TRUE(run.ok()) << run.error().toString();
+    EXPECT_EQ(run->sim.origin.kind, engine::runtime::RunOriginKind::Recorded);
     for (const auto& e : run->sim.events)
         EXPECT_EQ(e.kind, engine::runtime::EventKind::MemoryTrace);
 
