@@ -349,7 +349,9 @@ CREATE INDEX trace_spans_source ON trace_spans(source_id, start_us);
 // backend (''), says what wrote its file, keeps the allocator's settings (a JSON list of
 // [name, value] pairs) and whether the file told the device's capacity; capacity_known is 1 for a
 // simulation (the scenario's device). Runs stored before as backend 'snapshot' are recordings
-// whose writer and settings were not kept.
+// whose writer and settings were not kept. A recording's owner categories (runs.categories, a JSON
+// list) index each event's allocated bytes by category (run_events.category_bytes: the numbers
+// separated by commas, NULL when the run has no categories).
 const char* const kSchemaV5 = R"SQL(
 ALTER TABLE runs ADD COLUMN origin TEXT NOT NULL DEFAULT 'simulated';
 ALTER TABLE runs ADD COLUMN recorded_as TEXT NOT NULL DEFAULT '';
@@ -362,6 +364,8 @@ ALTER TABLE run_owners ADD COLUMN category TEXT NOT NULL DEFAULT '';
 ALTER TABLE run_owners ADD COLUMN stack TEXT NOT NULL DEFAULT '';
 ALTER TABLE run_owners ADD COLUMN evidence TEXT NOT NULL DEFAULT '';
 ALTER TABLE run_events ADD COLUMN time_us INTEGER;
+ALTER TABLE runs ADD COLUMN categories TEXT NOT NULL DEFAULT '[]';
+ALTER TABLE run_events ADD COLUMN category_bytes TEXT;
 )SQL";
 
 } // namespace
@@ -392,7 +396,7 @@ const std::vector<Migration>& migrations()
         { 4, "a TORCH_TRACE's compiles and spans", kSchemaV4 },
         { 5,
             "where a run came from (simulated or recorded), recorded owners' category, stack and evidence, "
-            "events' times",
+            "events' times and bytes by category",
             kSchemaV5 },
     };
     return steps;

@@ -181,8 +181,8 @@ Result<int64_t> insertRunRow(WriteContext& ctx, const Simulation& sim, const Run
                               "profile, capacity_bytes, config, overrides, calls, events, captures, recaptures, "
                               "replays, eager_calls, hazards, peak_reserved, peak_allocated, out_of_memory, "
                               "cancelled, keyframe_interval, warnings, origin, recorded_as, allocator_settings, "
-                              "capacity_known) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, "
-                              "?, ?, ?, ?, ?, ?)");
+                              "capacity_known, categories) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, "
+                              "?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
     if (!s)
         return s.error();
     if (place.sourceId)
@@ -206,7 +206,8 @@ Result<int64_t> insertRunRow(WriteContext& ctx, const Simulation& sim, const Run
     s->bind(21, int64_t(keyframeInterval)).bind(22, stringsJson(sim.warnings));
     s->bind(23, std::string_view(engine::runtime::runOriginKindName(sim.origin.kind))).bind(24, sim.origin.recordedAs);
     s->bind(25, runtext::pairsJson(sim.origin.allocatorSettings))
-        .bind(26, int64_t(!recorded || sim.origin.capacityKnown));
+        .bind(26, int64_t(!recorded || sim.origin.capacityKnown))
+        .bind(27, stringsJson(sim.categories));
     if (auto r = insert(*s, ctx); !r)
         return r.error();
     return ctx.db().lastInsertRowId();
@@ -320,6 +321,8 @@ public:
         s->bind(11, i64(e.deviceReserved)).bind(12, i64(e.deviceAllocated));
         if (e.timeUs >= 0)
             s->bind(13, int64_t(e.timeUs));
+        if (!e.categoryBytes.empty())
+            s->bind(14, runtext::numbersText(e.categoryBytes));
         return insert(*s, m_ctx);
     }
 
@@ -378,7 +381,7 @@ private:
         static constexpr struct {
             const char* name;
             int columns;
-        } kInsert[kTables] = { { "run_graphs", 15 }, { "run_pools", 6 }, { "run_calls", 15 }, { "run_events", 13 },
+        } kInsert[kTables] = { { "run_graphs", 15 }, { "run_pools", 6 }, { "run_calls", 15 }, { "run_events", 14 },
             { "run_input_sets", 3 }, { "run_hazards", 9 }, { "run_owners", 10 }, { "run_segment_changes", 8 },
             { "run_block_changes", 9 }, { "run_keyframes", 3 } };
         std::optional<Statement>& s = m_statements[table];

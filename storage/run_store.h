@@ -108,6 +108,7 @@ struct RunHeader {
     engine::config::Backend backend = engine::config::Backend::TorchAir; ///< row.backend read
     std::string configJson;
     std::vector<std::string> warnings;
+    std::vector<std::string> categories; ///< a recording's owner categories (Simulation::categories)
 };
 Result<RunHeader> readRunHeader(Database& db, int64_t runId);
 

@@ -213,7 +213,7 @@ Result<void> readCallsAndEvents(Database& db, int64_t runId, Simulation& sim)
     std::map<int64_t, std::vector<InputAction>> inputSets;
     return eachRow(db, runId,
         "SELECT e.idx, e.call, e.kind, e.graph, e.key, e.summary, e.log, i.inputs, e.hazard, e.device_reserved, "
-        "e.device_allocated, e.inputs_set, e.time_us FROM run_events e LEFT JOIN run_input_sets i ON i.run_id = "
+        "e.device_allocated, e.inputs_set, e.time_us, e.category_bytes FROM run_events e LEFT JOIN run_input_sets i ON i.run_id = "
         "e.run_id AND "
         "i.id = e.inputs_set WHERE e.run_id = ? ORDER BY e.idx",
         [&](const Statement& s) -> std::string {
@@ -243,6 +243,8 @@ Result<void> readCallsAndEvents(Database& db, int64_t runId, Simulation& sim)
             e.deviceReserved = uint64_t(s.columnInt(9));
             e.deviceAllocated = uint64_t(s.columnInt(10));
             e.timeUs = s.columnIsNull(12) ? -1 : s.columnInt(12);
+            if (!s.columnIsNull(13) && !runtext::readNumbers(s.columnText(13), e.categoryBytes))
+                return "event " + std::to_string(e.index) + ": its bytes by category are malformed";
             sim.log.insert(sim.log.end(), e.log.begin(), e.log.end());
             sim.events.push_back(std::move(e));
             return {};
@@ -324,7 +326,7 @@ Result<std::vector<RunRow>> listRuns(Database& db)
 
 Result<RunHeader> readRunHeader(Database& db, int64_t runId)
 {
-    auto s = detail::selectRun(db, runId, std::string(kRunColumns) + ", config, warnings");
+    auto s = detail::selectRun(db, runId, std::string(kRunColumns) + ", config, warnings, categories");
     if (!s)
         return s.error();
     RunHeader header;
@@ -337,6 +339,9 @@ Result<RunHeader> readRunHeader(Database& db, int64_t runId)
     header.warnings = stringList(s->columnText(24), ok);
     if (!ok)
         return Error { ErrorCode::ParseError, "run " + std::to_string(runId) + ": warnings are malformed", db.path() };
+    header.categories = stringList(s->columnText(25), ok);
+    if (!ok)
+        return Error { ErrorCode::ParseError, "run " + std::to_string(runId) + ": categories are malformed", db.path() };
     return header;
 }
 
@@ -351,6 +356,7 @@ Result<StoredRun> readRun(Database& db, int64_t runId)
     run.configJson = std::move(header->configJson);
     Simulation& sim = run.sim;
     sim.warnings = std::move(header->warnings);
+    sim.categories = std::move(header->categories);
     sim.scenarioPath = run.row.scenarioPath;
     sim.scenarioName = run.row.scenarioName;
     sim.profile = run.row.profile == engine::memory::profileName(engine::memory::Profile::Cuda)

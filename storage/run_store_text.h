@@ -75,4 +75,39 @@ inline bool readPairs(const std::string& text, std::vector<std::pair<std::string
     return true;
 }
 
+/// Event::categoryBytes as stored in run_events.category_bytes: the numbers separated by commas.
+inline std::string numbersText(const std::vector<uint64_t>& values)
+{
+    std::string out;
+    for (size_t i = 0; i < values.size(); ++i) {
+        if (i)
+            out += ',';
+        out += std::to_string(values[i]);
+    }
+    return out;
+}
+/// The text numbersText writes; false when `text` is not such a list (then `out` is left empty).
+inline bool readNumbers(const std::string& text, std::vector<uint64_t>& out)
+{
+    out.clear();
+    size_t i = 0;
+    while (i < text.size()) {
+        uint64_t v = 0;
+        size_t digits = 0;
+        for (; i < text.size() && text[i] >= '0' && text[i] <= '9'; ++i, ++digits) {
+            if (v > (UINT64_MAX - uint64_t(text[i] - '0')) / 10) {
+                out.clear();
+                return false;
+            }
+            v = v * 10 + uint64_t(text[i] - '0');
+        }
+        if (!digits || (i < text.size() && text[i++] != ',') || (i == text.size() && text.back() == ',')) {
+            out.clear();
+            return false;
+        }
+        out.push_back(v);
+    }
+    return true;
+}
+
 } // namespace storage::runtext

@@ -6,6 +6,7 @@
 #include "storage/project_db.h"
 #include "storage/project_outline.h"
 #include "storage/run_store.h"
+#include "storage/run_store_text.h"
 
 #include <filesystem>
 #include <gtest/gtest.h>
@@ -37,12 +38,15 @@ Simulation recording()
     b.kind = OwnerKind::Recorded;
     b.tensor = "allocated by trace entry 2";
     sim.owners = { a, b };
+    sim.categories = { "autotuning", "unknown" };
     for (int i = 0; i < 2; ++i) {
         Event e;
         e.index = i;
         e.kind = EventKind::MemoryTrace;
         e.summary = "alloc";
         e.timeUs = i == 0 ? 1764000000123456 : -1;
+        if (i == 0) // the second event has no split: stored NULL, read back empty
+            e.categoryBytes = { 18446744073709551615ull, 0 };
         sim.events.push_back(e);
     }
     return sim;
@@ -69,8 +73,11 @@ void expectSameRecording(const Simulation& written, const StoredRun& read)
         EXPECT_EQ(read.sim.owners[i].tensor, written.owners[i].tensor);
     }
     ASSERT_EQ(read.sim.events.size(), written.events.size());
-    for (size_t i = 0; i < written.events.size(); ++i)
+    for (size_t i = 0; i < written.events.size(); ++i) {
         EXPECT_EQ(read.sim.events[i].timeUs, written.events[i].timeUs) << i;
+        EXPECT_EQ(read.sim.events[i].categoryBytes, written.events[i].categoryBytes) << i;
+    }
+    EXPECT_EQ(read.sim.categories, written.categories);
 }
 
 Result<int64_t> writeWhole(Database& db, const Simulation& sim, RunPlace place = {})
@@ -237,4 +244,17 @@ TEST_F(RunOriginStore, MigratesVersion4Runs)
     EXPECT_EQ(known->columnInt(1), 1);
     EXPECT_EQ(known->columnText(2), "[]");
     EXPECT_EQ(*db->quickCheck(), "");
+}
+
+TEST(RunStoreText, NumbersRoundTripAndMalformedListsAreRefused)
+{
+    std::vector<uint64_t> out;
+    EXPECT_TRUE(runtext::readNumbers(runtext::numbersText({ 0, 7, 18446744073709551615ull }), out));
+    EXPECT_EQ(out, (std::vector<uint64_t> { 0, 7, 18446744073709551615ull }));
+    EXPECT_TRUE(runtext::readNumbers("", out));
+    EXPECT_TRUE(out.empty());
+    for (const char* bad : { "1,", ",1", "1,,2", "1 2", "-1", "18446744073709551616", "1,x" }) {
+        EXPECT_FALSE(runtext::readNumbers(bad, out)) << bad;
+        EXPECT_TRUE(out.empty()) << bad;
+    }
 }
