@@ -231,6 +231,7 @@ void TraceWalker::cutBefore(uint64_t addr)
     if (it->first + l.size <= addr || addr - it->first < l.requested)
         return; // no overlap, or one the request itself covers: an inconsistent trace, left as it is
     const uint64_t cut = it->first + l.size - addr;
+    ++m_cuts;
     changed(addr, cut, false);
     l.size -= cut;
     if (!l.pending)

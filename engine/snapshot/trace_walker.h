@@ -75,6 +75,9 @@ public:
     int streamOf(int64_t handle) const;
     const std::map<memory::PoolId, Totals>& totals() const { return m_totals; }
     const std::vector<std::string>& warnings() const { return m_warnings; }
+    /// How many blocks the forward pass had to cut back (cutBefore): allocs the split rule, as read
+    /// from the file's settings, did not foresee. 0 for a whole trace of PyTorch's own allocator.
+    size_t ruleDisagreements() const { return m_cuts; }
     /// The state as the simulator's MemoryState; streams as indices into streams().
     runtime::MemoryState state() const;
     const std::vector<int64_t>& streams() const { return m_streams; }
@@ -115,6 +118,7 @@ private:
     std::vector<int64_t> m_streams;
     std::vector<Changed>* m_changed = nullptr;
     uint64_t m_deviceReserved = 0, m_deviceActive = 0;
+    size_t m_cuts = 0;
 };
 
 } // namespace engine::snapshot::detail

@@ -217,6 +217,32 @@ TEST_P(RealReplay, EveryPhaseEqualsTheRealAllocatorBlockByBlock)
 
 INSTANTIATE_TEST_SUITE_P(Snapshot, RealReplay, ::testing::Values("a_default", "a_expandable"));
 
+/// Every real recording at hand, the compiled decoder with CUDA Graph Trees included: the split
+/// rule foresees every alloc (no block is ever cut back for a later one inside it), the trace
+/// agrees with the state throughout, and no two active blocks overlap at any step.
+TEST(SnapshotReplayReal, TheSplitRuleForeseesEveryAllocOfRealRecordings)
+{
+    for (const char* name : { "snapshots/a_default.pickle", "snapshots/a_expandable.pickle",
+             "compile/c_ind_static.pickle", "cudagraph_cases/d_two_functions.pickle" }) {
+        SCOPED_TRACE(name);
+        auto snap = readSnapshotFile(std::string(ACLGI_TEST_DATA_DIR) + "/real/" + name);
+        ASSERT_TRUE(snap.ok()) << snap.error().toString();
+        detail::TraceWalker walker(*snap, 0);
+        size_t overlaps = 0;
+        ASSERT_TRUE(walker.run({}, [&](size_t) {
+            uint64_t end = 0;
+            for (const auto& [address, l] : walker.live()) {
+                overlaps += address < end;
+                end = address + l.size;
+            }
+        }));
+        EXPECT_GT(snap->deviceTraces.at(0).size(), 200u);
+        EXPECT_EQ(walker.ruleDisagreements(), 0u);
+        EXPECT_EQ(overlaps, 0u);
+        EXPECT_TRUE(walker.warnings().empty()) << walker.warnings().front();
+    }
+}
+
 /// The scripted sequence (the logged allocs and frees in order, sizes from nbytes, the side stream
 /// as stream 1, empty_cache before its stats line) through the allocator model with the CUDA
 /// profile and the run's PYTORCH_CUDA_ALLOC_CONF: at each phase up to empty_cache, the same reserved
