@@ -76,6 +76,140 @@ std::string hexAddress(uint64_t address)
 
 } // namespace
 
+uint64_t roundRequest(const AllocatorConfig& config, uint64_t request)
+{
+    uint64_t s = request + config.pad();
+    if (s < kMinBlockSize)
+        return kMinBlockSize;
+    uint64_t divisions = config.roundupPower2Divisions;
+    if (!config.roundupPower2Buckets.empty()) {
+        // roundup_power2_divisions(size): the bucket is floor(log2(size)) - 20, clamped to the list.
+        uint64_t log = floorLog2(s);
+        size_t bucket = log > 20 ? size_t(log - 20) : 0;
+        divisions = config.roundupPower2Buckets[std::min(bucket, config.roundupPower2Buckets.size() - 1)];
+    }
+    if (divisions > 1 && s > kMinBlockSize * divisions)
+        return roundupPower2NextDivision(s, divisions);
+    return roundUp(s, kMinBlockSize);
+}
+
+bool shouldSplit(const AllocatorConfig& config, bool smallPool, uint64_t rounded, uint64_t remaining)
+{
+    if (smallPool || config.expandableSegments)
+        return remaining >= kMinBlockSize;
+    return rounded < config.maxSplitSize && remaining > kSmallSize;
+}
+
+namespace {
+
+bool parseCount(const std::string& v, uint64_t& out)
+{
+    if (v.empty() || v.size() > 18 || v.find_first_not_of("0123456789") != std::string::npos)
+        return false;
+    out = std::stoull(v);
+    return true;
+}
+
+std::string trimmed(const std::string& s)
+{
+    size_t b = s.find_first_not_of(" \t"), e = s.find_last_not_of(" \t");
+    return b == std::string::npos ? std::string() : s.substr(b, e - b + 1);
+}
+
+/// `[1:4,256:8,>:16]`: the divisions per power-of-two interval of sizes in MiB (as PyTorch's
+/// parseRoundUpPower2Divisions reads them): a value holds from its interval to the next one given,
+/// the first also below it, `>` for everything after the last interval given.
+bool parseBuckets(const std::string& v, std::vector<unsigned>& out)
+{
+    const std::string body = v.substr(1, v.size() - 2);
+    std::vector<std::pair<size_t, unsigned>> given;
+    bool sawRest = false;
+    unsigned rest = 0;
+    size_t pos = 0;
+    while (pos <= body.size()) {
+        size_t comma = body.find(',', pos);
+        std::string item = trimmed(body.substr(pos, comma == std::string::npos ? std::string::npos : comma - pos));
+        pos = comma == std::string::npos ? body.size() + 1 : comma + 1;
+        size_t colon = item.find(':');
+        uint64_t count = 0, mb = 0;
+        if (colon == std::string::npos || !parseCount(trimmed(item.substr(colon + 1)), count) || count > 1024)
+            return false;
+        std::string key = trimmed(item.substr(0, colon));
+        if (key == ">") {
+            sawRest = true;
+            rest = unsigned(count);
+        } else if (parseCount(key, mb) && mb && (mb & (mb - 1)) == 0) {
+            given.emplace_back(std::min<size_t>(floorLog2(mb), 15), unsigned(count));
+        } else {
+            return false;
+        }
+    }
+    std::sort(given.begin(), given.end());
+    out.assign(16, given.empty() ? rest : given.front().second);
+    for (size_t i = 0; i < given.size(); ++i) {
+        size_t end = i + 1 < given.size() ? given[i + 1].first : (sawRest ? given[i].first + 1 : 16);
+        for (size_t b = given[i].first; b < end; ++b)
+            out[b] = given[i].second;
+    }
+    if (sawRest && !given.empty())
+        for (size_t b = given.back().first + 1; b < 16; ++b)
+            out[b] = rest;
+    return true;
+}
+
+} // namespace
+
+Result<void> applyAllocConf(AllocatorConfig& config, const std::string& text, const std::string& where)
+{
+    // The options are `key:value` pairs separated by commas; a list value ([...]) holds commas too.
+    size_t pos = 0;
+    while (pos < text.size()) {
+        size_t end = pos;
+        int depth = 0;
+        while (end < text.size() && (depth || text[end] != ',')) {
+            depth += text[end] == '[' ? 1 : text[end] == ']' ? -1 : 0;
+            ++end;
+        }
+        const std::string item = trimmed(text.substr(pos, end - pos));
+        pos = end + 1;
+        if (item.empty())
+            continue;
+        const size_t colon = item.find(':');
+        const auto bad = [&](const std::string& why) {
+            return makeError(ErrorCode::InvalidArgument, where + ": '" + item + "': " + why);
+        };
+        if (colon == std::string::npos)
+            return bad("expected key:value");
+        const std::string key = trimmed(item.substr(0, colon)), value = trimmed(item.substr(colon + 1));
+        uint64_t n = 0;
+        if (key == "max_split_size_mb" || key == "max_non_split_rounding_mb" || key == "large_segment_size_mb") {
+            if (!parseCount(value, n) || n > (uint64_t(1) << 40))
+                return bad("expected a size in MiB");
+            uint64_t& field = key == "max_split_size_mb" ? config.maxSplitSize
+                : key == "max_non_split_rounding_mb"     ? config.maxNonSplitRoundingSize
+                                                          : config.largeSegmentSize;
+            field = n << 20;
+        } else if (key == "roundup_power2_divisions") {
+            if (value.size() >= 2 && value.front() == '[' && value.back() == ']') {
+                if (!parseBuckets(value, config.roundupPower2Buckets))
+                    return bad("expected [size_mb:count,...,>:count] with power-of-two sizes");
+            } else if (parseCount(value, n) && n <= 1024) {
+                config.roundupPower2Divisions = unsigned(n);
+                config.roundupPower2Buckets.clear();
+            } else {
+                return bad("expected a count or a [size_mb:count,...] list");
+            }
+        } else if (key == "expandable_segments") {
+            if (value != "True" && value != "False")
+                return bad("expected True or False");
+            config.expandableSegments = value == "True";
+        }
+        // Other keys (garbage_collection_threshold, pinned_*, release_lock_on_cudamalloc, ...) change
+        // nothing the model computes.
+    }
+    return {};
+}
+
 std::string PoolId::str() const
 {
     return "(" + std::to_string(first) + ", " + std::to_string(second) + ")";
@@ -103,6 +237,7 @@ struct CachingAllocator::Impl {
         PoolId pool;
         StreamId stream = 0;
         bool small = false;
+        bool expandable = false;
         uint64_t address = 0;
         uint64_t totalSize = 0;
         uint64_t allocatedSize = 0;
@@ -143,6 +278,15 @@ struct CachingAllocator::Impl {
     uint64_t reserved = 0;
     uint64_t allocated = 0;
     uint64_t peakReserved = 0;
+    uint64_t peakAllocated = 0;
+    const AllocatorConfig* config = nullptr;
+
+    /// One ExpandableSegment: a virtual range reserved once per (pool, kind, stream) and mapped page by
+    /// page; its mapped ranges are the Segments (expandable) that lie in [base, base + span).
+    struct Expandable {
+        uint64_t base = 0, span = 0, page = 0;
+    };
+    std::map<std::tuple<PoolId, bool, StreamId>, Expandable> expandables;
 
     void insertFree(const Segment& s, uint64_t address, uint64_t size)
     {
@@ -163,23 +307,181 @@ struct CachingAllocator::Impl {
         return address < s->address + s->totalSize ? s : nullptr;
     }
 
-    Segment& createSegment(PoolId pool, StreamId stream, bool small, uint64_t size)
+    /// A segment registered at `address` with no blocks yet; reserved bytes are the caller's.
+    Segment& addShell(PoolId pool, StreamId stream, bool small, bool expandable, uint64_t address, uint64_t size)
     {
         auto seg = std::make_unique<Segment>();
         seg->pool = pool;
         seg->stream = stream;
         seg->small = small;
-        seg->address = nextAddress;
+        seg->expandable = expandable;
+        seg->address = address;
         seg->totalSize = size;
-        seg->blocks.emplace(seg->address, Block { size, 0, false, kNoOwner });
-        nextAddress = roundUp(seg->address + size, kSegmentAlign) + kSegmentAlign;
+        Segment& ref = *seg;
+        pools[pool].segments.insert(address);
+        segments.emplace(address, std::move(seg));
+        return ref;
+    }
+
+    void addReserved(uint64_t size)
+    {
         reserved += size;
         peakReserved = std::max(peakReserved, reserved);
-        Segment& ref = *seg;
+    }
+
+    Segment& createSegment(PoolId pool, StreamId stream, bool small, uint64_t size)
+    {
+        Segment& ref = addShell(pool, stream, small, false, nextAddress, size);
+        ref.blocks.emplace(ref.address, Block { size, 0, false, kNoOwner });
+        nextAddress = roundUp(ref.address + size, kSegmentAlign) + kSegmentAlign;
+        addReserved(size);
         insertFree(ref, ref.address, size);
-        pools[pool].segments.insert(ref.address);
-        segments.emplace(ref.address, std::move(seg));
         return ref;
+    }
+
+    /// `right` (which starts where `left` ends) joins `left`; the free blocks where they meet merge.
+    Segment& mergeInto(Segment& left, Segment& right)
+    {
+        const uint64_t rightHead = right.address;
+        left.totalSize += right.totalSize;
+        left.allocatedSize += right.allocatedSize;
+        left.allocatedCount += right.allocatedCount;
+        auto last = std::prev(left.blocks.end());
+        auto first = right.blocks.begin();
+        if (!last->second.allocated && !first->second.allocated) {
+            eraseFree(left, last->first, last->second.size);
+            eraseFree(right, first->first, first->second.size);
+            last->second.size += first->second.size;
+            insertFree(left, last->first, last->second.size);
+            right.blocks.erase(first);
+        }
+        left.blocks.insert(right.blocks.begin(), right.blocks.end()); // free entries stay: same block pool
+        pools[right.pool].segments.erase(rightHead);
+        segments.erase(rightHead); // destroys right
+        return left;
+    }
+
+    /// map_block: [address, address + size) of `e` becomes mapped, one free block merged with the
+    /// mapped neighbours of the same ExpandableSegment (a snapshot lists one segment per mapped range).
+    Segment& mapRange(PoolId pool, StreamId stream, bool small, uint64_t address, uint64_t size)
+    {
+        Segment* cur = &addShell(pool, stream, small, true, address, size);
+        cur->blocks.emplace(address, Block { size, 0, false, kNoOwner });
+        insertFree(*cur, address, size);
+        addReserved(size);
+        const auto same = [&](const Segment& o) {
+            return o.expandable && o.pool == pool && o.stream == stream && o.small == small;
+        };
+        if (Segment* left = address ? segmentContaining(address - 1) : nullptr;
+            left && same(*left) && left->address + left->totalSize == address)
+            cur = &mergeInto(*left, *cur);
+        auto right = segments.find(cur->address + cur->totalSize);
+        if (right != segments.end() && same(*right->second))
+            mergeInto(*cur, *right->second);
+        return *cur;
+    }
+
+    /// unmap_block: the pages [lo, hi), which lie inside one free block of `s`, go back to the driver;
+    /// what stays mapped on either side becomes its own segment.
+    void unmapRange(Segment& s, uint64_t lo, uint64_t hi)
+    {
+        const Segment attrs { s.pool, s.stream, s.small, true, 0, 0, 0, 0, {} };
+        const uint64_t head = s.address, end = s.address + s.totalSize;
+        std::map<uint64_t, Block> blocks = std::move(s.blocks);
+        auto hole = std::prev(blocks.upper_bound(lo));
+        const uint64_t holeLo = hole->first, holeHi = hole->first + hole->second.size;
+        eraseFree(attrs, holeLo, hole->second.size);
+        blocks.erase(hole);
+        pools[attrs.pool].segments.erase(head);
+        segments.erase(head); // destroys s
+        reserved -= hi - lo;
+        const auto rebuild = [&](uint64_t from, uint64_t to, uint64_t freeLo, uint64_t freeHi) {
+            if (from >= to)
+                return;
+            Segment& part = addShell(attrs.pool, attrs.stream, attrs.small, true, from, to - from);
+            for (auto it = blocks.lower_bound(from); it != blocks.end() && it->first < to; ++it) {
+                part.blocks.insert(*it);
+                if (it->second.allocated) {
+                    part.allocatedSize += it->second.size;
+                    ++part.allocatedCount;
+                }
+            }
+            if (freeLo < freeHi) {
+                part.blocks.emplace(freeLo, Block { freeHi - freeLo, 0, false, kNoOwner });
+                insertFree(part, freeLo, freeHi - freeLo);
+            }
+        };
+        rebuild(head, lo, holeLo, lo);
+        rebuild(hi, end, hi, holeHi);
+    }
+
+    /// find_expandable_block and try_allocate_expandable_block: the lowest unmapped range of the
+    /// stream's ExpandableSegment that can hold `n` with the free block just before it (and, past a
+    /// mapped range that is wholly free, the next unmapped range), mapped in whole pages. Returns
+    /// the ranges to map and where the block will start; no ranges when the reservation is full.
+    struct Growth {
+        uint64_t start = 0, bytes = 0;
+        std::vector<std::pair<uint64_t, uint64_t>> maps;
+    };
+    Growth planGrowth(const Expandable& e, uint64_t n) const
+    {
+        std::vector<const Segment*> mapped;
+        for (auto it = segments.lower_bound(e.base); it != segments.end() && it->first < e.base + e.span; ++it)
+            mapped.push_back(it->second.get());
+        for (size_t g = 0; g <= mapped.size(); ++g) {
+            uint64_t lo = g ? mapped[g - 1]->address + mapped[g - 1]->totalSize : e.base;
+            uint64_t hi = g < mapped.size() ? mapped[g]->address : e.base + e.span;
+            if (lo >= hi)
+                continue;
+            Growth p;
+            p.start = lo;
+            uint64_t have = 0;
+            if (g) {
+                auto last = std::prev(mapped[g - 1]->blocks.end());
+                if (!last->second.allocated) {
+                    p.start = last->first;
+                    have = last->second.size;
+                }
+            }
+            for (size_t k = g; have < n;) {
+                const uint64_t want = std::min(roundUp(n - have, e.page), hi - lo);
+                p.maps.emplace_back(lo, want);
+                p.bytes += want;
+                have += want;
+                if (have >= n || k >= mapped.size())
+                    break;
+                const auto first = mapped[k]->blocks.begin();
+                if (first->second.allocated)
+                    break;
+                have += first->second.size;
+                if (first->second.size != mapped[k]->totalSize)
+                    break;
+                lo = mapped[k]->address + mapped[k]->totalSize;
+                ++k;
+                hi = k < mapped.size() ? mapped[k]->address : e.base + e.span;
+                if (lo >= hi)
+                    break;
+            }
+            if (have >= n)
+                return p;
+        }
+        return {};
+    }
+
+    Expandable& expandableFor(PoolId pool, bool small, StreamId stream)
+    {
+        auto [it, made] = expandables.try_emplace(std::make_tuple(pool, small, stream));
+        if (made) {
+            // ExpandableSegment reserves address space for 1 1/8 of the device's memory, in pages of 2 MiB
+            // (small pool) or the large segment size.
+            Expandable& e = it->second;
+            e.page = small ? kSmallBuffer : config->largeSegmentSize;
+            const uint64_t capacity = std::min(config->capacityBytes, kMaxRequest);
+            e.span = roundUp(capacity + capacity / 8, e.page);
+            e.base = nextAddress;
+            nextAddress = roundUp(e.base + e.span, kSegmentAlign) + kSegmentAlign;
+        }
+        return it->second;
     }
 
     void releaseSegment(Segment& s)
@@ -194,12 +496,12 @@ struct CachingAllocator::Impl {
     /// Hands out the front `n` bytes of the free block at `it`, splitting off the remainder when should_split
     /// (§1.6) says so; otherwise the whole block is allocated and counts in allocated bytes.
     uint64_t allocateFrom(Segment& s, std::map<uint64_t, Block>::iterator it, uint64_t n, uint64_t requested,
-        OwnerId owner, uint64_t maxSplitSize)
+        OwnerId owner)
     {
         Block& b = it->second;
         eraseFree(s, it->first, b.size);
         uint64_t remainder = b.size - n;
-        bool split = s.small ? remainder >= kMinBlockSize : (n < maxSplitSize && remainder > kSmallSize);
+        bool split = shouldSplit(*config, s.small, n, remainder);
         if (split) {
             b.size = n;
             s.blocks.emplace_hint(std::next(it), it->first + n, Block { remainder, 0, false, kNoOwner });
@@ -211,6 +513,7 @@ struct CachingAllocator::Impl {
         s.allocatedSize += b.size;
         ++s.allocatedCount;
         allocated += b.size;
+        peakAllocated = std::max(peakAllocated, allocated);
         return it->first;
     }
 
@@ -264,6 +567,7 @@ struct CachingAllocator::Impl {
         info.pool = s.pool;
         info.stream = s.stream;
         info.small = s.small;
+        info.expandable = s.expandable;
         info.address = s.address;
         info.totalSize = s.totalSize;
         info.allocatedSize = s.allocatedSize;
@@ -287,19 +591,14 @@ CachingAllocator::CachingAllocator(AllocatorConfig config)
     , m_impl(std::make_unique<Impl>())
 {
     m_impl->pools[PoolId {}];
+    m_impl->config = &m_config;
 }
 
 CachingAllocator::~CachingAllocator() = default;
 
 uint64_t CachingAllocator::roundSize(uint64_t request) const
 {
-    uint64_t s = request + m_config.pad();
-    if (s < kMinBlockSize)
-        return kMinBlockSize;
-    uint64_t divisions = m_config.roundupPower2Divisions;
-    if (divisions > 1 && s > kMinBlockSize * divisions)
-        return roundupPower2NextDivision(s, divisions);
-    return roundUp(s, kMinBlockSize);
+    return roundRequest(m_config, request);
 }
 
 uint64_t CachingAllocator::allocationSize(uint64_t rounded) const
@@ -378,8 +677,23 @@ Result<uint64_t> CachingAllocator::allocate(PoolId pool, StreamId stream, uint64
         bool refused = (n < maxSplit && b >= maxSplit) || (n >= maxSplit && b >= n + m_config.maxNonSplitRoundingSize);
         if (!refused) {
             Impl::Segment* s = d.segmentContaining(it->address);
-            return d.allocateFrom(*s, s->blocks.find(it->address), n, bytes, owner, maxSplit);
+            return d.allocateFrom(*s, s->blocks.find(it->address), n, bytes, owner);
         }
+    }
+
+    if (m_config.expandableSegments) {
+        const Impl::Expandable& e = d.expandableFor(pool, small, stream);
+        Impl::Growth grow = d.planGrowth(e, n);
+        if (grow.maps.empty() || d.reserved + grow.bytes > m_config.capacityBytes) {
+            emptyCache();
+            grow = d.planGrowth(e, n);
+        }
+        if (grow.maps.empty() || d.reserved + grow.bytes > m_config.capacityBytes)
+            return oom(grow.maps.empty() ? n : grow.bytes);
+        for (auto [address, size] : grow.maps)
+            d.mapRange(pool, stream, small, address, size);
+        Impl::Segment* s = d.segmentContaining(grow.start);
+        return d.allocateFrom(*s, s->blocks.find(grow.start), n, bytes, owner);
     }
 
     uint64_t segmentSize = allocationSize(n);
@@ -389,7 +703,7 @@ Result<uint64_t> CachingAllocator::allocate(PoolId pool, StreamId stream, uint64
     if (d.reserved + segmentSize > m_config.capacityBytes)
         return oom(segmentSize);
     Impl::Segment& s = d.createSegment(pool, stream, small, segmentSize);
-    return d.allocateFrom(s, s.blocks.begin(), n, bytes, owner, maxSplit);
+    return d.allocateFrom(s, s.blocks.begin(), n, bytes, owner);
 }
 
 Result<void> CachingAllocator::free(uint64_t address)
@@ -528,14 +842,30 @@ uint64_t CachingAllocator::emptyCache()
             continue;
         }
         std::vector<Impl::Segment*> victims;
+        std::vector<std::pair<uint64_t, uint64_t>> unmaps; ///< page ranges of expandable segments
         for (uint64_t head : poolIt->second.segments) {
             Impl::Segment* s = d.segments.at(head).get();
-            if (s->isOneFreeBlock())
-                victims.push_back(s);
+            if (!s->expandable) {
+                if (s->isOneFreeBlock())
+                    victims.push_back(s);
+                continue;
+            }
+            // release_blocks unmaps the whole pages inside each free block of an expandable segment.
+            const Impl::Expandable& e = d.expandables.at(std::make_tuple(s->pool, s->small, s->stream));
+            for (auto& [address, b] : s->blocks) {
+                const uint64_t lo = e.base + roundUp(address - e.base, e.page);
+                const uint64_t hi = e.base + (address + b.size - e.base) / e.page * e.page;
+                if (!b.allocated && lo < hi)
+                    unmaps.emplace_back(lo, hi);
+            }
         }
         for (Impl::Segment* s : victims) {
             released += s->totalSize;
             d.releaseSegment(*s);
+        }
+        for (auto [lo, hi] : unmaps) {
+            released += hi - lo;
+            d.unmapRange(*d.segmentContaining(lo), lo, hi);
         }
         if (freeable && poolIt->second.segments.empty())
             poolIt = d.pools.erase(poolIt);
@@ -603,9 +933,14 @@ uint64_t CachingAllocator::peakReservedBytes() const
 {
     return m_impl->peakReserved;
 }
+uint64_t CachingAllocator::peakAllocatedBytes() const
+{
+    return m_impl->peakAllocated;
+}
 void CachingAllocator::resetPeak()
 {
     m_impl->peakReserved = m_impl->reserved;
+    m_impl->peakAllocated = m_impl->allocated;
 }
 
 } // namespace engine::memory

@@ -4,7 +4,9 @@
 /// and large block pools, segment sizes, best-fit search per stream, splitting, merging on free,
 /// private pools for graph capture with use counts, checkpoint and rollback, and empty_cache.
 /// Addresses are simulated: segments are placed at increasing 2 MiB-aligned addresses from a fixed
-/// base and never move. Not thread-safe; one allocator models one device.
+/// base and never move. With expandable segments (expandableSegments), each (pool, kind, stream)
+/// reserves one virtual range that is mapped page by page; its mapped ranges are the segments, as in
+/// a snapshot. Not thread-safe; one allocator models one device.
 #include "engine/core/result.h"
 
 #include <cstdint>
@@ -38,10 +40,30 @@ struct AllocatorConfig {
     uint64_t maxNonSplitRoundingSize = 20ull << 20;
     uint64_t largeSegmentSize = 20ull << 20; ///< segment for 1 MiB < n < 10 MiB
     unsigned roundupPower2Divisions = 0; ///< one value for every bucket; 0/1 = off
+    /// Per size bucket (bucket i: [2^i, 2^(i+1)) MiB, bucket 0 also everything below; the last takes
+    /// every larger size), as `roundup_power2_divisions:[1:4,>:8]` or a snapshot's settings give
+    /// them; when not empty it replaces roundupPower2Divisions.
+    std::vector<unsigned> roundupPower2Buckets;
+    /// expandable_segments:True: one growing virtual segment per (pool, stream, pool kind), mapped
+    /// in pages of 2 MiB (small) or largeSegmentSize (large), and splits that need only 512 bytes.
+    bool expandableSegments = false;
     /// Pad per request: 32 on NPU, 0 on CUDA. Derived from the profile unless set.
     std::optional<uint64_t> padOverride;
     uint64_t pad() const { return padOverride ? *padOverride : (profile == Profile::Npu ? 32 : 0); }
 };
+
+/// Reads the options of PYTORCH_CUDA_ALLOC_CONF / PYTORCH_NPU_ALLOC_CONF (`key:value,...`) that
+/// the model knows: max_split_size_mb, max_non_split_rounding_mb, roundup_power2_divisions (a
+/// count, or a `[size_mb:count,...,>:count]` list), expandable_segments, large_segment_size_mb;
+/// keys the model has no use for (garbage_collection_threshold, pinned_*, ...) are accepted and
+/// ignored. `where` names the text in errors ("PYTORCH_CUDA_ALLOC_CONF").
+Result<void> applyAllocConf(AllocatorConfig& config, const std::string& text, const std::string& where);
+
+/// round_size (reference §1.2) under `config`: pad, minimum 512, power-of-two divisions, 512 multiple.
+uint64_t roundRequest(const AllocatorConfig& config, uint64_t request);
+/// should_split (§1.6): whether a free block keeping `remaining` bytes after a `rounded` request is
+/// cut. `smallPool`: the small block pool (rounded <= 1 MiB).
+bool shouldSplit(const AllocatorConfig& config, bool smallPool, uint64_t rounded, uint64_t remaining);
 
 /// Opaque id of whoever owns an allocated block (the simulator maps it to a tensor). kNoOwner marks
 /// a block re-created by a rollback that nobody claimed (TorchAir's "ownerless" blocks).
@@ -61,6 +83,7 @@ struct SegmentInfo {
     PoolId pool;
     StreamId stream = 0;
     bool small = false; ///< small (<= 1 MiB) or large block pool
+    bool expandable = false; ///< a mapped range of an expandable segment (expandableSegments)
     uint64_t address = 0;
     uint64_t totalSize = 0;
     uint64_t allocatedSize = 0; ///< sum of allocated block sizes
@@ -145,6 +168,7 @@ public:
     uint64_t reservedBytes() const; ///< all pools, the device total
     uint64_t allocatedBytes() const;
     uint64_t peakReservedBytes() const;
+    uint64_t peakAllocatedBytes() const;
     void resetPeak();
 
     struct Impl;

@@ -225,8 +225,8 @@ Result<std::vector<PoolSummary>> summarizePools(
 /// freed in the window existed before it. Block owners are the index of the trace entry that
 /// allocated the block, or kNoOwner when that was before the window. A MemoryState block is
 /// `allocated` when it is active (allocated or pending free); the free blocks of a segment are its
-/// gaps between active blocks. Sizes of blocks made and freed inside the window are the trace's
-/// (requested) sizes rounded up to 512 bytes; the file does not record more. Cost: each event diffs
+/// gaps between active blocks. Blocks made and freed inside the window are sized by the allocator's
+/// split rule under the file's allocator_settings (docs/snapshots.md). Cost: each event diffs
 /// the whole state, O(entries x blocks); fine for traces of up to about 10^5 entries. It is the
 /// plain statement of the replay, which the tests hold the bounded one (streamSnapshotRun in
 /// snapshot_run.h: what the import and the report use) against.

@@ -1,17 +1,53 @@
 #include "engine/snapshot/trace_walker.h"
 
 #include <algorithm>
+#include <cstdlib>
 
 namespace engine::snapshot::detail {
 
 namespace {
 
 constexpr uint64_t kSmallSegment = uint64_t(2) << 20; ///< kSmallBuffer: only small pools use 2 MiB segments
-constexpr uint64_t kMinBlock = 512; ///< kMinBlockSize: block sizes are multiples of it
+constexpr uint64_t kSmallSize = uint64_t(1) << 20; ///< kSmallSize: larger rounded sizes use the large pool
 
-uint64_t roundBlock(uint64_t n)
+/// The allocator settings that decide block sizes, from the file's allocator_settings (values as
+/// the reader renders them: `-1`, `True`, `{'1': 0, '2': 4, ...}`); what is absent keeps PyTorch's
+/// default. NPU files (torch_npu's settings name PYTORCH_NPU_ALLOC_CONF) pad each request by 32 bytes.
+memory::AllocatorConfig settingsRules(const Snapshot& snapshot)
 {
-    return n == 0 ? kMinBlock : (n + kMinBlock - 1) / kMinBlock * kMinBlock;
+    memory::AllocatorConfig c;
+    c.profile = memory::Profile::Cuda;
+    for (const auto& [name, value] : snapshot.allocatorSettings) {
+        if (name.find("NPU") != std::string::npos)
+            c.profile = memory::Profile::Npu;
+        if (name == "max_split_size") {
+            char* end = nullptr;
+            const long long v = std::strtoll(value.c_str(), &end, 10);
+            if (end != value.c_str() && v > 0) // -1: SIZE_MAX as int64, unlimited
+                c.maxSplitSize = uint64_t(v);
+        } else if (name == "expandable_segments") {
+            c.expandableSegments = value == "True" || value == "true" || value == "1";
+        } else if (name == "roundup_power2_divisions") {
+            // One count per power-of-two interval of MiB: {'1': d0, '2': d1, ...}, in key order.
+            std::vector<std::pair<uint64_t, unsigned>> buckets;
+            for (size_t pos = 0; (pos = value.find('\'', pos)) != std::string::npos;) {
+                const size_t close = value.find('\'', pos + 1);
+                const size_t colon = close == std::string::npos ? close : value.find(':', close);
+                if (colon == std::string::npos)
+                    break;
+                buckets.emplace_back(std::strtoull(value.c_str() + pos + 1, nullptr, 10),
+                    unsigned(std::strtoul(value.c_str() + colon + 1, nullptr, 10)));
+                pos = colon;
+            }
+            std::sort(buckets.begin(), buckets.end());
+            c.roundupPower2Buckets.clear();
+            for (const auto& b : buckets)
+                c.roundupPower2Buckets.push_back(b.second);
+            if (c.roundupPower2Buckets.empty()) // a plain count
+                c.roundupPower2Divisions = unsigned(std::strtoul(value.c_str(), nullptr, 10));
+        }
+    }
+    return c;
 }
 
 void subtract(uint64_t& total, uint64_t n)
@@ -44,6 +80,7 @@ Result<void> checkDevice(const Snapshot& snapshot, int device)
 }
 
 TraceWalker::TraceWalker(const Snapshot& snapshot, int device)
+    : m_rules(settingsRules(snapshot))
 {
     if (device >= 0 && size_t(device) < snapshot.deviceTraces.size())
         m_trace = &snapshot.deviceTraces[size_t(device)];
@@ -70,9 +107,20 @@ int TraceWalker::streamOf(int64_t handle) const
 
 TraceWalker::Live TraceWalker::madeBy(const TraceEntry& e) const
 {
-    const Seg* seg = segmentOf(e.addr);
-    return Live { roundBlock(e.size), e.size, false, memory::kNoOwner,
-        seg ? seg->pool : (e.hasPool ? e.pool : memory::PoolId {}) };
+    uint64_t base = 0;
+    const Seg* seg = segmentOf(e.addr, &base);
+    const uint64_t n = memory::roundRequest(m_rules, e.size);
+    Live l { n, e.size, false, memory::kNoOwner, seg ? seg->pool : (e.hasPool ? e.pool : memory::PoolId {}) };
+    if (!seg)
+        return l;
+    // The free block the allocator took starts here and runs to the next active block or the end
+    // of the segment (an expandable segment's mapped range: its unmapped rest is not free memory).
+    uint64_t end = base + seg->size;
+    if (auto next = m_live.upper_bound(e.addr); next != m_live.end() && next->first < end)
+        end = next->first;
+    if (end - e.addr > n && !memory::shouldSplit(m_rules, n <= kSmallSize || seg->expandable, n, end - e.addr - n))
+        l.size = end - e.addr;
+    return l;
 }
 
 void TraceWalker::changed(uint64_t lo, uint64_t size, bool segments)
@@ -173,6 +221,24 @@ void TraceWalker::setPending(uint64_t addr, bool pending, size_t i)
         m_totals[it->second.pool].allocated += it->second.size;
 }
 
+void TraceWalker::cutBefore(uint64_t addr)
+{
+    auto it = m_live.lower_bound(addr);
+    if (it == m_live.begin())
+        return;
+    --it;
+    Live& l = it->second;
+    if (it->first + l.size <= addr || addr - it->first < l.requested)
+        return; // no overlap, or one the request itself covers: an inconsistent trace, left as it is
+    const uint64_t cut = it->first + l.size - addr;
+    ++m_cuts;
+    changed(addr, cut, false);
+    l.size -= cut;
+    if (!l.pending)
+        subtract(m_totals[l.pool].allocated, cut);
+    subtract(m_deviceActive, cut);
+}
+
 void TraceWalker::map(uint64_t addr, uint64_t size, const Seg& like)
 {
     Seg s = like;
@@ -223,7 +289,12 @@ bool TraceWalker::unmap(uint64_t addr, uint64_t size, Seg* removed)
 void TraceWalker::undo(size_t i)
 {
     const TraceEntry& e = (*m_trace)[i];
-    Seg fromEntry { e.hasPool ? e.pool : memory::PoolId {}, e.stream, e.size == kSmallSegment, false, e.size };
+    // What a segment entry tells of its segment's kind: small pools use 2 MiB segments, and an
+    // expandable segment of the small pool maps 2 MiB pages where the large one maps whole large
+    // segments (20 MiB by default), so a mapped range that is no multiple of those is small.
+    const bool mapping = e.action == TraceAction::SegmentMap || e.action == TraceAction::SegmentUnmap;
+    const bool small = mapping ? e.size % m_rules.largeSegmentSize != 0 : e.size == kSmallSegment;
+    Seg fromEntry { e.hasPool ? e.pool : memory::PoolId {}, e.stream, small, mapping, e.size };
     switch (e.action) {
     case TraceAction::Alloc: {
         Live l;
@@ -231,8 +302,7 @@ void TraceWalker::undo(size_t i)
             warn(i, "alloc of " + hex(e.addr) + ", which is not an active block after it");
             break; // madeBy(e) when applied
         }
-        const Live made = madeBy(e);
-        if (l.size != made.size || l.requested != made.requested || !(l.pool == made.pool))
+        if (l.known) // a block of the file: the forward pass keeps its real size
             m_allocs[i] = l;
         break;
     }
@@ -246,7 +316,9 @@ void TraceWalker::undo(size_t i)
             warn(i, "free of " + hex(e.addr) + ", which lies in no segment");
         if (m_live.count(e.addr))
             warn(i, "free of " + hex(e.addr) + ", which is still active after it");
-        addLive(e.addr, Live { roundBlock(e.size), e.size, true, memory::kNoOwner, seg ? seg->pool : fromEntry.pool });
+        addLive(e.addr,
+            Live { memory::roundRequest(m_rules, e.size), e.size, true, memory::kNoOwner,
+                seg ? seg->pool : fromEntry.pool, false });
         break;
     }
     case TraceAction::SegmentAlloc: {
@@ -291,6 +363,7 @@ void TraceWalker::apply(size_t i)
     switch (e.action) {
     case TraceAction::Alloc: {
         auto known = m_allocs.find(i);
+        cutBefore(e.addr);
         Live l = known != m_allocs.end() ? known->second : madeBy(e);
         l.owner = int64_t(i);
         l.pending = false;

@@ -7,6 +7,12 @@
 ///
 /// Blocks: only active ones (allocated or pending free) are tracked; the free blocks of a segment
 /// are its gaps, as the caching allocator merges free neighbours.
+///
+/// Block sizes follow the allocator's split rule (docs/snapshots.md, "Replaying the trace"): an
+/// alloc in the forward pass takes the gap that starts at its address, and the block is the whole
+/// gap when should_split would not cut it (a large block keeping 1 MiB or less, a request of
+/// max_split_size or more), else the request rounded as round_size rounds it, under the file's
+/// allocator_settings. Blocks still active at the end keep the file's real size.
 #include "engine/snapshot/memory_snapshot.h"
 
 #include <functional>
@@ -32,6 +38,10 @@ public:
         bool pending = false; ///< free requested, not completed
         int64_t owner = memory::kNoOwner; ///< the alloc entry's index; kNoOwner before the window
         memory::PoolId pool; ///< of its segment when it was made (the totals are per pool)
+        /// The size is the file's (a block of the final segments). False for a block whose free
+        /// the trace shows while undoing: its size is guessed from the request until the forward
+        /// pass makes it by the split rule.
+        bool known = true;
     };
     struct Totals {
         uint64_t reserved = 0, allocated = 0; ///< allocated: not pending
@@ -65,6 +75,9 @@ public:
     int streamOf(int64_t handle) const;
     const std::map<memory::PoolId, Totals>& totals() const { return m_totals; }
     const std::vector<std::string>& warnings() const { return m_warnings; }
+    /// How many blocks the forward pass had to cut back (cutBefore): allocs the split rule, as read
+    /// from the file's settings, did not foresee. 0 for a whole trace of PyTorch's own allocator.
+    size_t ruleDisagreements() const { return m_cuts; }
     /// The state as the simulator's MemoryState; streams as indices into streams().
     runtime::MemoryState state() const;
     const std::vector<int64_t>& streams() const { return m_streams; }
@@ -81,25 +94,31 @@ private:
     void map(uint64_t addr, uint64_t size, const Seg& like);
     bool unmap(uint64_t addr, uint64_t size, Seg* removed);
     const Seg* segmentOf(uint64_t addr, uint64_t* base = nullptr) const;
-    /// The block an alloc entry makes when nothing else is known of it: the trace's size rounded
-    /// to the allocator's 512 bytes, in the pool of the segment holding it.
+    /// The block an alloc entry makes when nothing else is known of it, in the current state: the
+    /// gap at its address, cut or not as should_split says (see above), in the pool of the segment.
     Live madeBy(const TraceEntry& e) const;
+    /// An alloc at `addr` inside an active block that madeBy left whole: the allocator that wrote
+    /// the file split where the rule (as read) would not (another version, another device's
+    /// allocator, a trace that began mid-life), so the block ends at `addr`.
+    void cutBefore(uint64_t addr);
     void changed(uint64_t lo, uint64_t size, bool segments);
     void warn(size_t i, const std::string& what);
     int streamIndex(int64_t handle);
 
     const TraceList* m_trace = nullptr;
+    memory::AllocatorConfig m_rules; ///< the file's allocator_settings: rounding and should_split
     std::map<uint64_t, Seg> m_segs;
     std::map<uint64_t, Live> m_live;
     std::map<memory::PoolId, Totals> m_totals;
-    /// Per alloc entry: the block it made, learned when undoing, where it differs from madeBy (a
-    /// block still active at the end, whose real size the file tells): most entries need none.
+    /// Per alloc entry whose block is still active at the end: that block as the file tells it
+    /// (real size, requested size, pool). Every other alloc is madeBy in the forward pass.
     std::unordered_map<size_t, Live> m_allocs;
     std::unordered_map<size_t, Seg> m_segInfo; ///< per segment entry: the segment it made or removed
     std::vector<std::string> m_warnings;
     std::vector<int64_t> m_streams;
     std::vector<Changed>* m_changed = nullptr;
     uint64_t m_deviceReserved = 0, m_deviceActive = 0;
+    size_t m_cuts = 0;
 };
 
 } // namespace engine::snapshot::detail
