@@ -22,6 +22,9 @@ struct PoolFacts {
     std::map<std::string, int> userFrames; ///< innermost user frames
     std::vector<std::string> functions; ///< compiled functions, in order of appearance
     std::vector<std::string> captures; ///< captures' frames, in order
+    std::string captureKind; ///< the first capture code seen on its stacks ("TorchAir aclgraph")
+    std::string captureFrame; ///< its frame
+    std::map<std::string, int> fxNodes;
     std::vector<uint32_t> owners;
     std::map<std::string, int> compileContexts, userMetadata;
 };
@@ -31,6 +34,7 @@ struct CaptureState {
     uint32_t owner = SnapshotStory::kNone;
     std::string frame; ///< the outermost user frame naming it
     size_t begin = SIZE_MAX; ///< the capture_begin entry it started after
+    size_t index = 0; ///< in PoolFacts::captures
     bool beginOnly = false; ///< only capture_begin's own allocations so far
 };
 
@@ -76,7 +80,10 @@ public:
 private:
     void onAlloc(size_t i, const TraceEntry& e, memory::PoolId pool);
     uint32_t cgtOwner(size_t i, const TraceEntry& e, const StackFacts& f, memory::PoolId pool);
-    uint32_t captureOwner(size_t i, const StackFacts& f, memory::PoolId pool);
+    uint32_t captureOwner(size_t i, const TraceEntry& e, const StackFacts& f, memory::PoolId pool);
+    /// The frame naming a capture's allocation: in the function that ran capture_begin (the `with
+    /// torch.cuda.graph(...)` block), else the outermost user frame.
+    std::string captureFrame(const TraceEntry& e, const StackFacts& f) const;
     uint32_t named(const std::string& name, const std::string& category, memory::PoolId pool, size_t i);
     uint32_t newOwner(const std::string& name, const std::string& category, memory::PoolId pool, size_t i);
     std::string uniqueName(const std::string& name);
@@ -106,6 +113,7 @@ private:
     std::map<uint32_t, Recording> m_recordings; ///< recording owners
     size_t m_captureBegins = 0; ///< alloc entries under torch/cuda/graphs.py capture_begin
     size_t m_firstBegin = SIZE_MAX, m_lastBegin = SIZE_MAX; ///< the first and the latest of them
+    std::string m_beginCaller; ///< the user's frame that ran the latest capture_begin
 };
 
 std::string Teller::uniqueName(const std::string& name)
@@ -261,12 +269,34 @@ uint32_t Teller::cgtOwner(size_t i, const TraceEntry& e, const StackFacts& f, me
     return id;
 }
 
-uint32_t Teller::captureOwner(size_t i, const StackFacts& f, memory::PoolId pool)
+std::string Teller::captureFrame(const TraceEntry& e, const StackFacts& f) const
+{
+    if (f.captureBegin || m_beginCaller.empty())
+        return f.captureBegin ? f.innerUser : f.outerUser;
+    const std::string file = m_beginCaller.substr(0, m_beginCaller.find(':'));
+    const std::string func = m_beginCaller.substr(m_beginCaller.find(' ') + 1);
+    if (e.stack < m_snap.stacks.size())
+        for (uint32_t k : m_snap.stacks[e.stack]) {
+            const Frame& fr = m_snap.frames[k];
+            if (fr.name == func && baseName(fr.filename) == file && isUserFrame(fr))
+                return shortFrame(fr);
+        }
+    return f.outerUser;
+}
+
+uint32_t Teller::captureOwner(size_t i, const TraceEntry& e, const StackFacts& f, memory::PoolId pool)
 {
     CaptureState& c = m_captures[pool];
     PoolFacts& facts = m_facts[pool];
-    const std::string kind = m_captureBegins ? "torch.cuda.graph capture" : "graph capture";
-    const std::string frame = f.outerUser.empty() ? std::string("unknown frame") : f.outerUser;
+    if (facts.captureKind.empty()) {
+        facts.captureKind = f.captureKind;
+        facts.captureFrame = f.captureFrame;
+    }
+    const std::string kind = !facts.captureKind.empty() ? facts.captureKind + " capture"
+        : m_captureBegins                               ? "torch.cuda.graph capture"
+                                                        : "graph capture";
+    const std::string user = captureFrame(e, f);
+    const std::string frame = user.empty() ? std::string("unknown frame") : user;
     // A capture ends where another capture_begin ran or the outermost user frame changes; the
     // allocations of capture_begin itself belong to the capture it begins.
     const bool fresh = c.owner == SnapshotStory::kNone || (m_lastBegin != c.begin && !c.beginOnly)
@@ -275,20 +305,21 @@ uint32_t Teller::captureOwner(size_t i, const StackFacts& f, memory::PoolId pool
         c.owner = newOwner(kind + " at " + fileLine(frame), "capture", pool, i);
         c.begin = m_lastBegin;
         c.beginOnly = f.captureBegin;
+        c.index = facts.captures.size();
+        facts.captures.push_back(fileLine(frame));
     } else if (c.beginOnly && !f.captureBegin) {
         StoryOwner& o = m_story.owners[c.owner];
         m_names.erase(o.name);
         o.name = uniqueName(kind + " at " + fileLine(frame));
         c.beginOnly = false;
+        facts.captures[c.index] = fileLine(frame);
     }
     StoryOwner& o = m_story.owners[c.owner];
     if (fresh || (!f.captureBegin && o.userFrame != frame && c.frame != frame)) {
         c.frame = frame;
         o.userFrame = frame;
-        if (!f.captureBegin)
-            facts.captures.push_back(fileLine(frame));
         o.evidence = "allocations in private pool " + pool.str() + " made from " + fileLine(frame)
-            + " (their outermost user frame); consecutive allocations from one frame are one capture, and a new "
+            + " (their frame in the function that ran capture_begin, else their outermost user frame); consecutive allocations from one frame are one capture, and a new "
               "capture starts where torch/cuda/graphs.py capture_begin ran again"
             + (m_captureBegins ? std::string("; capture_begin frames are on this device's trace (first at entry ")
                     + std::to_string(m_firstBegin + 1) + ")"
@@ -305,12 +336,17 @@ void Teller::onAlloc(size_t i, const TraceEntry& e, memory::PoolId pool)
     ++facts.allocs;
     if (!f.innerUser.empty())
         ++facts.userFrames[f.innerUser];
+    if (!f.fxNode.empty())
+        ++facts.fxNodes[f.fxNode];
     if (e.compileContext && m_snap.text(e.compileContext) != "N/A") // 2.11 writes "N/A": absent
         ++facts.compileContexts[m_snap.text(e.compileContext)];
     if (e.userMetadata)
         ++facts.userMetadata[m_snap.text(e.userMetadata)];
-    if (f.captureBegin)
+    if (f.captureBegin) {
         m_lastBegin = i;
+        if (!f.innerUser.empty())
+            m_beginCaller = f.innerUser;
+    }
     uint32_t id;
     if (f.phase != Phase::None) {
         ++facts.cgtAllocs;
@@ -320,11 +356,13 @@ void Teller::onAlloc(size_t i, const TraceEntry& e, memory::PoolId pool)
     } else {
         m_groupKey.clear();
         if (!pool.isDefault()) {
-            id = captureOwner(i, f, pool);
+            id = captureOwner(i, e, f, pool);
         } else {
             const std::string where = f.innerUser.empty() ? describeStack(m_snap, e.stack) : f.innerUser;
             if (f.captureBegin) {
                 id = named("torch.cuda.graph capture_begin at " + fileLine(f.outerUser), "capture", pool, i);
+            } else if (f.autotune) {
+                id = named("autotuning while compiling at " + fileLine(where), "autotuning", pool, i);
             } else {
                 id = named(where.empty() ? "eager (no stack recorded)" : "eager at " + fileLine(where), "eager", pool, i);
             }
@@ -334,7 +372,9 @@ void Teller::onAlloc(size_t i, const TraceEntry& e, memory::PoolId pool)
                 o.evidence = f.captureBegin
                     ? std::string("allocated by torch/cuda/graphs.py capture_begin in the default pool, before the "
                                   "capture's pool is in use")
-                    : "the default pool, no capture or CUDA Graph Trees frame; named after "
+                    : f.autotune ? "allocated under " + f.autotuneFrame
+                        + " (Inductor benchmarking kernel or padding choices while compiling), outside any graph"
+                                 : "the default pool, no capture or CUDA Graph Trees frame; named after "
                         + (f.innerUser.empty() ? std::string("the first frame that is not torch's plumbing")
                                                : std::string("the first frame outside torch and installed packages"));
             }
@@ -390,10 +430,17 @@ void Teller::namePools(const detail::TraceWalker& walker)
         if (s.device != m_story.device)
             continue;
         PoolFacts& facts = m_facts[s.pool];
-        if (facts.allocs)
-            continue;
+        const bool fromBlocks = facts.allocs == 0;
         for (const Block& b : s.blocks) {
             const StackFacts& f = m_frames.of(b.stack);
+            if (facts.captureKind.empty()) {
+                facts.captureKind = f.captureKind;
+                facts.captureFrame = f.captureFrame;
+            }
+            if (!f.fxNode.empty())
+                ++facts.fxNodes[f.fxNode];
+            if (!fromBlocks)
+                continue;
             if (!f.innerUser.empty())
                 ++facts.userFrames[f.innerUser];
             if (f.phase != Phase::None) {
@@ -426,9 +473,13 @@ void Teller::namePools(const detail::TraceWalker& walker)
         } else if (id.first == 0) {
             p.kind = PoolKind::SharedHandle;
             p.name = "graph_pool_handle() pool";
+            const std::string kind = !facts.captureKind.empty() ? facts.captureKind + " "
+                : m_captureBegins                              ? std::string("torch.cuda.graph ")
+                                                               : std::string();
             if (!facts.captures.empty())
                 p.name += (facts.captures.size() > 1 ? " shared by " : " of ") + std::to_string(facts.captures.size())
-                    + (facts.captures.size() > 1 ? " captures (" : " capture (") + joinList(facts.captures) + ")";
+                    + " " + kind + (facts.captures.size() > 1 ? "captures (" : "capture (") + joinList(facts.captures)
+                    + ")";
             why.push_back("pool id " + id.str()
                 + ": (0, N) ids are made by torch.cuda.graph_pool_handle() or torch.cuda.MemPool() (user-made "
                   "pools, c10/cuda/CUDACachingAllocator MempoolId), shared by the captures given it");
@@ -439,8 +490,11 @@ void Teller::namePools(const detail::TraceWalker& walker)
                                              : (facts.captures.size() > 1 ? std::to_string(facts.captures.size())
                                                            + " captures (" + joinList(facts.captures) + ")"
                                                                           : "the capture at " + facts.captures[0]);
-            if (m_captureBegins && !facts.captures.empty())
-                p.name = p.name.replace(p.name.find("capture"), 7, "torch.cuda.graph capture");
+            const std::string kind = !facts.captureKind.empty() ? facts.captureKind
+                : m_captureBegins                              ? std::string("torch.cuda.graph")
+                                                               : std::string();
+            if (!kind.empty() && !facts.captures.empty())
+                p.name = p.name.replace(p.name.find("capture"), 7, kind + " capture");
             why.push_back("pool id " + id.str()
                 + (id.second == 0 ? ": (N, 0) ids are the private pool a capture makes when given no pool "
                                     "(CUDAGraph::capture_begin)"
@@ -454,6 +508,14 @@ void Teller::namePools(const detail::TraceWalker& walker)
             why.push_back("compile_context of its entries: " + mostCommon(facts.compileContexts));
         if (!facts.userMetadata.empty())
             why.push_back("user_metadata of its entries: " + mostCommon(facts.userMetadata));
+        if (!facts.captureKind.empty())
+            why.push_back("capture code on its stacks: " + facts.captureKind + " (" + facts.captureFrame + ")");
+        if (!facts.fxNodes.empty()) {
+            std::vector<std::string> nodes;
+            for (const auto& [n, c] : facts.fxNodes)
+                nodes.push_back(n);
+            why.push_back("FX nodes in its frames: " + joinList(nodes, 4));
+        }
         for (size_t k = 0; k < why.size(); ++k)
             p.evidence += (k ? "; " : "") + why[k];
         m_story.pools.push_back(std::move(p));

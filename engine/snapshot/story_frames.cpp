@@ -3,6 +3,8 @@
 
 #include "engine/core/text_codec.h"
 
+#include <vector>
+
 namespace engine::snapshot::story_detail {
 
 namespace {
@@ -18,6 +20,7 @@ bool has(std::string_view s, std::string_view part)
 bool isAutotune(const Frame& f)
 {
     if (endsWith(f.filename, "torch/_inductor/runtime/benchmarking.py")
+        || (endsWith(f.filename, "torch/_inductor/fx_passes/pad_mm.py") && has(f.name, "bench"))
         || endsWith(f.filename, "torch/_inductor/select_algorithm.py")
         || endsWith(f.filename, "torch/_inductor/autotune_process.py"))
         return true;
@@ -28,6 +31,36 @@ bool isAutotune(const Frame& f)
         if (f.name == n)
             return true;
     return false;
+}
+
+/// Graph-capture code: the file (substring), its functions (empty: any) and the kind it names.
+const char* captureKindOf(const Frame& f)
+{
+    struct Marker {
+        const char* file;
+        std::vector<const char*> names;
+        const char* kind;
+    };
+    static const std::vector<Marker> markers = {
+        { "torch/cuda/graphs.py", { "capture_begin", "__enter__", "make_graphed_callables" }, "torch.cuda.graph" },
+        { "torch_npu/npu/graphs.py", { "capture_begin", "__enter__", "make_graphed_callables" },
+            "torch_npu.npu.graph" },
+        { "torch_npu/npu/_graph_tree.py", {}, "NPU graph trees" },
+        { "torchair/_acl_concrete_graph/", { "capture", "compile_for_graph_key", "compile", "__call__" },
+            "TorchAir aclgraph" },
+        { "npugraph_ex/_acl_concrete_graph/", { "capture", "compile_for_graph_key", "compile", "__call__" },
+            "npugraph_ex aclgraph" },
+    };
+    for (const Marker& m : markers) {
+        if (!has(f.filename, m.file))
+            continue;
+        if (m.names.empty())
+            return m.kind;
+        for (const char* n : m.names)
+            if (f.name == n)
+                return m.kind;
+    }
+    return nullptr;
 }
 
 } // namespace
@@ -144,6 +177,13 @@ const StackFacts& FrameRules::of(StackId stack)
                 && (f.name == "capture_begin" || f.name == "__enter__")) {
                 s.captureBegin = true;
             }
+            if (s.captureKind.empty())
+                if (const char* kind = captureKindOf(f)) {
+                    s.captureKind = kind;
+                    s.captureFrame = shortFrame(f);
+                }
+            if (s.fxNode.empty() && !f.fxNodeName.empty())
+                s.fxNode = f.fxNodeName;
             if (isUserFrame(f)) {
                 if (s.innerUser.empty())
                     s.innerUser = shortFrame(f);

@@ -30,6 +30,11 @@ struct StackFacts {
     bool autotune = false; ///< Triton benchmarking / autotuning frames
     std::string autotuneFrame; ///< the frame that showed it
     bool captureBegin = false; ///< torch/cuda/graphs.py capture_begin (or torch_npu's)
+    /// The kind of capture code on the stack: "torch.cuda.graph", "torch_npu.npu.graph", "NPU graph
+    /// trees", "TorchAir aclgraph", "npugraph_ex aclgraph"; "" when none.
+    std::string captureKind;
+    std::string captureFrame; ///< the frame that showed it ("graphs.py:188 capture_begin")
+    std::string fxNode; ///< the first FX node named by a frame (augment_with_fx_traces), "" when none
     bool freesCublasWorkspace = false; ///< cudagraph_trees.py clear_cublass_cache / clear_cublas_manager
     std::string innerUser; ///< the innermost frame outside torch, generated code and Python's library
     std::string outerUser; ///< the outermost such frame

@@ -201,6 +201,14 @@ int snapshotCommand(const std::vector<std::string>& args, std::ostream& out, std
         }
         stories.push_back(std::move(story.value()));
     }
+    // The pool table names pools as the stories do (with the trace's compile ids when given).
+    for (PoolSummary& p : pools)
+        for (const DeviceStory& d : stories)
+            if (d.story.device == p.device)
+                if (const auto* sp = d.story.pool(p.pool)) {
+                    p.graph = p.pool.isDefault() ? std::string() : sp->name;
+                    p.graphEvidence = sp->evidence;
+                }
     return writeResult(json ? toJson(*snap, pools, device, stories) : toText(*snap, pools, stories), outPath, out, err);
 }
 

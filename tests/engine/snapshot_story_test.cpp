@@ -99,7 +99,7 @@ TEST(SnapshotStory, TorchCudaGraphPoolsNamedAfterTheirCaptures)
     ASSERT_NE(shared, nullptr);
     EXPECT_EQ(shared->kind, PoolKind::SharedHandle);
     EXPECT_NE(shared->name.find("graph_pool_handle"), std::string::npos) << shared->name;
-    EXPECT_NE(shared->name.find("2 captures"), std::string::npos) << shared->name;
+    EXPECT_NE(shared->name.find("shared by 2 torch.cuda.graph captures"), std::string::npos) << shared->name;
     const auto captures = ownersOf(*story, { 0, 1 }, "capture");
     ASSERT_EQ(captures.size(), 2u);
     EXPECT_EQ(captures[0]->userFrame.rfind("part_a_allocator.py:84 ", 0), 0u) << captures[0]->userFrame;
