@@ -10,7 +10,7 @@ namespace {
 
 void addRecording(snapshot::SnapshotHints& h, const readers::trace::TraceSpan& s, const std::string& compileId)
 {
-    if (s.name != "CUDAGraphNode.record")
+    if (s.name != "CUDAGraphNode.record" && s.name != "dynamo")
         return;
     auto id = s.args.find("compile_id");
     snapshot::SnapshotHints::Recording r;
@@ -19,7 +19,7 @@ void addRecording(snapshot::SnapshotHints& h, const readers::trace::TraceSpan& s
         return;
     r.beginUs = int64_t(std::floor(s.startUs));
     r.endUs = int64_t(std::ceil(s.endUs));
-    h.recordings.push_back(std::move(r));
+    (s.name == "dynamo" ? h.compiles : h.recordings).push_back(std::move(r));
 }
 
 } // namespace
@@ -41,8 +41,8 @@ snapshot::SnapshotHints snapshotHints(const std::vector<readers::trace::TorchTra
         for (const auto& s : t.spans)
             addRecording(h, s, std::string());
     }
-    std::stable_sort(h.recordings.begin(), h.recordings.end(),
-        [](const auto& a, const auto& b) { return a.beginUs < b.beginUs; });
+    for (auto* v : { &h.recordings, &h.compiles })
+        std::stable_sort(v->begin(), v->end(), [](const auto& a, const auto& b) { return a.beginUs < b.beginUs; });
     return h;
 }
 

@@ -89,6 +89,8 @@ private:
     std::string uniqueName(const std::string& name);
     /// "compile 0/1", or "graph c62wrtc32trn" without hints; sets the compile id's text.
     std::string functionLabel(const std::string& module, std::string* compileId) const;
+    /// "0/1" when a hint's dynamo span holds `timeUs`; "" otherwise.
+    std::string compileAt(int64_t timeUs) const;
     void findWorkspaces(const TraceList& trace);
     void numberRecordings();
     void namePools(const detail::TraceWalker& walker);
@@ -164,6 +166,16 @@ std::string Teller::functionLabel(const std::string& module, std::string* compil
     }
     const std::string stem = module.substr(0, module.find('.'));
     return "graph " + stem.substr(0, 12);
+}
+
+std::string Teller::compileAt(int64_t timeUs) const
+{
+    if (!m_hints || timeUs <= 0)
+        return {};
+    for (const auto& c : m_hints->compiles)
+        if (c.beginUs <= timeUs && timeUs <= c.endUs)
+            return c.compileId;
+    return {};
 }
 
 /// A block freed by cudagraph_trees.py clear_cublass_cache (cuBLAS' workspace, which CUDA Graph
@@ -361,8 +373,11 @@ void Teller::onAlloc(size_t i, const TraceEntry& e, memory::PoolId pool)
             const std::string where = f.innerUser.empty() ? describeStack(m_snap, e.stack) : f.innerUser;
             if (f.captureBegin) {
                 id = named("torch.cuda.graph capture_begin at " + fileLine(f.outerUser), "capture", pool, i);
-            } else if (f.autotune) {
-                id = named("autotuning while compiling at " + fileLine(where), "autotuning", pool, i);
+            } else if (f.autotune || f.compiling) {
+                const std::string during = compileAt(e.timeUs);
+                const std::string what = f.autotune ? "autotuning while compiling " : "compiling ";
+                id = named(what + (during.empty() ? "at " + fileLine(where) : during),
+                    f.autotune ? "autotuning" : "compilation", pool, i);
             } else {
                 id = named(where.empty() ? "eager (no stack recorded)" : "eager at " + fileLine(where), "eager", pool, i);
             }
@@ -372,8 +387,15 @@ void Teller::onAlloc(size_t i, const TraceEntry& e, memory::PoolId pool)
                 o.evidence = f.captureBegin
                     ? std::string("allocated by torch/cuda/graphs.py capture_begin in the default pool, before the "
                                   "capture's pool is in use")
-                    : f.autotune ? "allocated under " + f.autotuneFrame
-                        + " (Inductor benchmarking kernel or padding choices while compiling), outside any graph"
+                    : f.autotune || f.compiling
+                    ? (f.autotune ? "allocated under " + f.autotuneFrame
+                                + " (Inductor benchmarking kernel or padding choices while compiling), outside any graph"
+                                  : std::string("allocated while Dynamo/Inductor compiled (torch/_dynamo/convert_frame.py "
+                                                "or compile_fx.py frames), outside any graph"))
+                        + (compileAt(e.timeUs).empty() ? std::string("; which compile is unknown (a TORCH_TRACE's "
+                                                                     "dynamo spans would tell)")
+                                                       : "; its time falls in the dynamo span of " + compileAt(e.timeUs)
+                                   + " in " + m_hints->source)
                                  : "the default pool, no capture or CUDA Graph Trees frame; named after "
                         + (f.innerUser.empty() ? std::string("the first frame that is not torch's plumbing")
                                                : std::string("the first frame outside torch and installed packages"));
@@ -508,7 +530,7 @@ void Teller::namePools(const detail::TraceWalker& walker)
             why.push_back("compile_context of its entries: " + mostCommon(facts.compileContexts));
         if (!facts.userMetadata.empty())
             why.push_back("user_metadata of its entries: " + mostCommon(facts.userMetadata));
-        if (!facts.captureKind.empty())
+        if (!facts.captureKind.empty() && !id.isDefault())
             why.push_back("capture code on its stacks: " + facts.captureKind + " (" + facts.captureFrame + ")");
         if (!facts.fxNodes.empty()) {
             std::vector<std::string> nodes;

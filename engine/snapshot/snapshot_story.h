@@ -32,6 +32,8 @@ struct SnapshotHints {
         int64_t beginUs = 0, endUs = 0;
     };
     std::vector<Recording> recordings; ///< by begin time
+    /// Dynamo's compile of each compile id (its "dynamo" chromium span), by begin time.
+    std::vector<Recording> compiles;
 };
 
 enum class PoolKind {
@@ -47,7 +49,8 @@ const char* poolKindName(PoolKind k); ///< "default", "graph_pool_handle", "capt
 struct StoryOwner {
     std::string name; ///< "compile 0/1 recording 2", "torch.cuda.graph capture at part_a_allocator.py:84"
     /// events.h OwnerInfo::category words: "graph tensor", "warm-up", "static input copy",
-    /// "autotuning", "library workspace", "checkpoint restore", "eager", "capture", "unknown".
+    /// "autotuning", "library workspace", "checkpoint restore", "eager", "capture", "compilation"
+    /// (made while Dynamo/Inductor compiled, outside any graph), "unknown".
     std::string category;
     memory::PoolId pool; ///< of its first allocation
     std::string module; ///< the generated Inductor module's file name; "" when none

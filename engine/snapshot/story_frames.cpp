@@ -184,12 +184,16 @@ const StackFacts& FrameRules::of(StackId stack)
                 }
             if (s.fxNode.empty() && !f.fxNodeName.empty())
                 s.fxNode = f.fxNodeName;
+            if (endsWith(f.filename, "torch/_dynamo/convert_frame.py")
+                || (endsWith(f.filename, "torch/_inductor/compile_fx.py") && f.name.rfind("compile_fx", 0) == 0))
+                s.compiling = true;
             if (isUserFrame(f)) {
                 if (s.innerUser.empty())
                     s.innerUser = shortFrame(f);
                 s.outerUser = shortFrame(f);
             }
         }
+        s.compiling = s.compiling && s.phase == Phase::None && anyModule.empty();
         if (s.module.empty()) {
             s.module = anyModule;
             s.site = anySite;

@@ -36,6 +36,9 @@ struct StackFacts {
     std::string captureFrame; ///< the frame that showed it ("graphs.py:188 capture_begin")
     std::string fxNode; ///< the first FX node named by a frame (augment_with_fx_traces), "" when none
     bool freesCublasWorkspace = false; ///< cudagraph_trees.py clear_cublass_cache / clear_cublas_manager
+    /// Dynamo or Inductor compiling (torch/_dynamo/convert_frame.py, torch/_inductor/compile_fx.py
+    /// compile_fx*), with no generated module or CUDA Graph Trees frame below
+    bool compiling = false;
     std::string innerUser; ///< the innermost frame outside torch, generated code and Python's library
     std::string outerUser; ///< the outermost such frame
 };
