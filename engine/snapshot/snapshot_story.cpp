@@ -523,7 +523,7 @@ void Teller::namePools(const detail::TraceWalker& walker)
                                   : ": a private pool id of no documented form"));
         }
         if (facts.captures.size() && p.kind != PoolKind::Default)
-            why.push_back("captures named after their outermost user frame: " + joinList(facts.captures));
+            why.push_back("captures named after their frame in the function that ran capture_begin (else their outermost user frame): " + joinList(facts.captures));
         if (!facts.allocs && p.kind != PoolKind::Default)
             why.push_back("no allocation of the trace is in it; named from its final blocks' stacks");
         if (!facts.compileContexts.empty())

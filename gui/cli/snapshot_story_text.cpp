@@ -4,6 +4,7 @@
 #include "engine/report/simulation_report.h"
 #include "gui/cli/cli_util.h"
 
+#include <map>
 #include <sstream>
 
 namespace gui::cli {
@@ -95,10 +96,26 @@ std::string storyText(const DeviceStory& d)
         o << "pool " << p.pool.str() << " [" << engine::snapshot::poolKindName(p.kind) << "] " << p.name << "\n";
         o << "  why: " << p.evidence << "\n";
         o << "  at its peak (" << entryText(p.peakEntry) << "): " << formatMiB(p.peakAllocated) << " allocated\n";
-        const Breakdown& b = d.poolPeaks[k];
-        for (const Share& sh : b.byOwner)
-            o << "    " << pad(formatMiB(sh.bytes), 12, true) << "  " << pad(sh.category, 18) << sh.name << "\n";
-        o << "  owners over the trace: " << p.owners.size() << "\n";
+        // Every owner of the pool, in order of first allocation, with its bytes at the pool's peak;
+        // then what the peak holds of no owner in the trace (blocks older than it).
+        std::map<std::string, const Share*> atPeak;
+        for (const Share& sh : d.poolPeaks[k].byOwner)
+            atPeak[sh.name] = &sh;
+        o << "  owners (bytes at the pool's peak, category, name, allocations over the trace):\n";
+        size_t shown = 0;
+        for (uint32_t id : p.owners) {
+            const auto& owner = s.owners[id];
+            auto it = atPeak.find(owner.name);
+            if (++shown > 40)
+                continue;
+            o << "    " << pad(formatMiB(it == atPeak.end() ? 0 : it->second->bytes), 12, true) << "  "
+              << pad(owner.category, 18) << owner.name << " (" << owner.allocs << ")\n";
+        }
+        if (shown > 40)
+            o << "    ... and " << shown - 40 << " more owners\n";
+        for (const Share& sh : d.poolPeaks[k].byOwner)
+            if (sh.category == "before the trace")
+                o << "    " << pad(formatMiB(sh.bytes), 12, true) << "  " << pad(sh.category, 18) << sh.name << "\n";
     }
     for (const auto& n : s.notes)
         o << "note: " << n << "\n";
