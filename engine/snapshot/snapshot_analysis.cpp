@@ -117,9 +117,7 @@ Result<std::vector<PoolSummary>> summarizePools(
             }
         };
         const bool walked = walker.run(
-            observe,
-            [&](size_t) { observe(); },
-            tick);
+            observe, [&](size_t) { observe(); }, tick);
         if (!walked)
             return Error { ErrorCode::Cancelled, "cancelled", snapshot.path };
         before += 2 * uint64_t(trace.size());
@@ -134,7 +132,7 @@ Result<std::vector<PoolSummary>> summarizePools(
             auto it = pools.find(std::make_pair(device, sp.pool));
             if (it == pools.end())
                 continue;
-            if (!sp.pool.isDefault())
+            if (!sp.pool.isDefault() && sp.told) // else only its id tells: no graph, the evidence says why
                 it->second.graph = sp.name;
             it->second.graphEvidence = sp.evidence;
         }

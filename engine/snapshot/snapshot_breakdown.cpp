@@ -1,7 +1,6 @@
 // Why the memory is what it is at one step: the live blocks by owner, category and allocation
 // site (snapshot_story.h breakdownAt).
 #include "engine/snapshot/snapshot_story.h"
-
 #include "engine/snapshot/story_frames.h"
 #include "engine/snapshot/trace_walker.h"
 
@@ -48,8 +47,8 @@ std::string stackText(const Snapshot& snapshot, StackId stack)
     return out;
 }
 
-Result<Breakdown> breakdownAt(const Snapshot& snapshot, const SnapshotStory& story, size_t entry,
-    const memory::PoolId* pool, size_t topSites)
+Result<Breakdown> breakdownAt(
+    const Snapshot& snapshot, const SnapshotStory& story, size_t entry, const memory::PoolId* pool, size_t topSites)
 {
     const int device = story.device;
     if (auto known = detail::checkDevice(snapshot, device); !known)
@@ -143,7 +142,8 @@ Result<Breakdown> breakdownAt(const Snapshot& snapshot, const SnapshotStory& sto
         out.bySite.push_back(std::move(rest));
     }
     out.folded.assign(stacks.begin(), stacks.end());
-    std::stable_sort(out.folded.begin(), out.folded.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
+    std::stable_sort(
+        out.folded.begin(), out.folded.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
     return out;
 }
 

@@ -251,8 +251,8 @@ Result<void> streamSnapshotRun(
             story = told ? std::move(told.value()) : SnapshotStory {};
         }
         const TraceEntry& e = trace[size_t(entry)];
-        const uint32_t id = size_t(entry) < story->entryOwner.size() ? story->entryOwner[size_t(entry)]
-                                                                      : SnapshotStory::kNone;
+        const uint32_t id
+            = size_t(entry) < story->entryOwner.size() ? story->entryOwner[size_t(entry)] : SnapshotStory::kNone;
         if (id != SnapshotStory::kNone) {
             const StoryOwner& owner = story->owners[id];
             o.graph = owner.name;

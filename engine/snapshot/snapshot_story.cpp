@@ -257,15 +257,20 @@ uint32_t Teller::cgtOwner(size_t i, const TraceEntry& e, const StackFacts& f, me
             r->second.lastUs = e.timeUs;
             evidence = "allocated through " + via + " (CUDAGraphNode recording a CUDA graph of " + f.module
                 + "); recording " + std::to_string(k) + " of this function: the " + std::to_string(k)
-                + (k == 1 ? "st" : k == 2 ? "nd" : k == 3 ? "rd" : "th")
+                + (k == 1        ? "st"
+                        : k == 2 ? "nd"
+                        : k == 3 ? "rd"
+                                 : "th")
                 + " run of consecutive allocations through record_function"
                 + (k > 1 ? "; an earlier recording of the same function exists, so this is a re-recording "
                            "(static input addresses changed) or a recording for another input size or tree "
                            "path; the snapshot does not say which (TORCH_LOGS=cudagraphs prints 'Re-recording')"
                          : "");
         } else {
-            evidence = "allocated through " + via + " (CUDAWarmupNode: the function run eagerly in the pool before "
-                "it is recorded); warm-up " + std::to_string(k) + " of " + f.module;
+            evidence = "allocated through " + via
+                + " (CUDAWarmupNode: the function run eagerly in the pool before "
+                  "it is recorded); warm-up "
+                + std::to_string(k) + " of " + f.module;
         }
     } else {
         id = named(fn + " other CUDA Graph Trees", "unknown", pool, i);
@@ -331,10 +336,11 @@ uint32_t Teller::captureOwner(size_t i, const TraceEntry& e, const StackFacts& f
         c.frame = frame;
         o.userFrame = frame;
         o.evidence = "allocations in private pool " + pool.str() + " made from " + fileLine(frame)
-            + " (their frame in the function that ran capture_begin, else their outermost user frame); consecutive allocations from one frame are one capture, and a new "
+            + " (their frame in the function that ran capture_begin, else their outermost user frame); consecutive "
+              "allocations from one frame are one capture, and a new "
               "capture starts where torch/cuda/graphs.py capture_begin ran again"
             + (m_captureBegins ? std::string("; capture_begin frames are on this device's trace (first at entry ")
-                    + std::to_string(m_firstBegin + 1) + ")"
+                        + std::to_string(m_firstBegin + 1) + ")"
                                : std::string("; no capture_begin frame on this device's trace, so the kind of "
                                              "capture is unknown"));
     }
@@ -379,7 +385,8 @@ void Teller::onAlloc(size_t i, const TraceEntry& e, memory::PoolId pool)
                 id = named(what + (during.empty() ? "at " + fileLine(where) : during),
                     f.autotune ? "autotuning" : "compilation", pool, i);
             } else {
-                id = named(where.empty() ? "eager (no stack recorded)" : "eager at " + fileLine(where), "eager", pool, i);
+                id = named(
+                    where.empty() ? "eager (no stack recorded)" : "eager at " + fileLine(where), "eager", pool, i);
             }
             StoryOwner& o = m_story.owners[id];
             if (o.evidence.empty()) {
@@ -388,15 +395,17 @@ void Teller::onAlloc(size_t i, const TraceEntry& e, memory::PoolId pool)
                     ? std::string("allocated by torch/cuda/graphs.py capture_begin in the default pool, before the "
                                   "capture's pool is in use")
                     : f.autotune || f.compiling
-                    ? (f.autotune ? "allocated under " + f.autotuneFrame
-                                + " (Inductor benchmarking kernel or padding choices while compiling), outside any graph"
-                                  : std::string("allocated while Dynamo/Inductor compiled (torch/_dynamo/convert_frame.py "
-                                                "or compile_fx.py frames), outside any graph"))
+                    ? (f.autotune
+                              ? "allocated under " + f.autotuneFrame
+                                  + " (Inductor benchmarking kernel or padding choices while compiling), outside any "
+                                    "graph"
+                              : std::string("allocated while Dynamo/Inductor compiled (torch/_dynamo/convert_frame.py "
+                                            "or compile_fx.py frames), outside any graph"))
                         + (compileAt(e.timeUs).empty() ? std::string("; which compile is unknown (a TORCH_TRACE's "
                                                                      "dynamo spans would tell)")
                                                        : "; its time falls in the dynamo span of " + compileAt(e.timeUs)
-                                   + " in " + m_hints->source)
-                                 : "the default pool, no capture or CUDA Graph Trees frame; named after "
+                                    + " in " + m_hints->source)
+                    : "the default pool, no capture or CUDA Graph Trees frame; named after "
                         + (f.innerUser.empty() ? std::string("the first frame that is not torch's plumbing")
                                                : std::string("the first frame outside torch and installed packages"));
             }
@@ -441,8 +450,8 @@ void Teller::numberRecordings()
     }
     for (const auto& r : m_hints->recordings)
         if (!used.count(&r) && m_story.notes.size() < 8)
-            m_story.notes.push_back("CUDAGraphNode.record of compile " + r.compileId + " at " + std::to_string(r.beginUs)
-                + " us matches no recording's allocations in the trace");
+            m_story.notes.push_back("CUDAGraphNode.record of compile " + r.compileId + " at "
+                + std::to_string(r.beginUs) + " us matches no recording's allocations in the trace");
 }
 
 void Teller::namePools(const detail::TraceWalker& walker)
@@ -477,6 +486,7 @@ void Teller::namePools(const detail::TraceWalker& walker)
         StoryPool p;
         p.pool = id;
         p.owners = facts.owners;
+        p.told = facts.allocs || facts.cgtAllocs || !facts.captureKind.empty() || !facts.userFrames.empty();
         const std::string user = mostCommon(facts.userFrames);
         std::vector<std::string> why;
         if (id.isDefault()) {
@@ -496,8 +506,8 @@ void Teller::namePools(const detail::TraceWalker& walker)
             p.kind = PoolKind::SharedHandle;
             p.name = "graph_pool_handle() pool";
             const std::string kind = !facts.captureKind.empty() ? facts.captureKind + " "
-                : m_captureBegins                              ? std::string("torch.cuda.graph ")
-                                                               : std::string();
+                : m_captureBegins                               ? std::string("torch.cuda.graph ")
+                                                                : std::string();
             if (!facts.captures.empty())
                 p.name += (facts.captures.size() > 1 ? " shared by " : " of ") + std::to_string(facts.captures.size())
                     + " " + kind + (facts.captures.size() > 1 ? "captures (" : "capture (") + joinList(facts.captures)
@@ -508,13 +518,14 @@ void Teller::namePools(const detail::TraceWalker& walker)
         } else {
             p.kind = id.second == 0 ? PoolKind::CapturePrivate : PoolKind::Unknown;
             p.name = id.second == 0 ? "own pool of " : "private pool of ";
-            p.name += facts.captures.empty() ? std::string("a capture")
-                                             : (facts.captures.size() > 1 ? std::to_string(facts.captures.size())
-                                                           + " captures (" + joinList(facts.captures) + ")"
-                                                                          : "the capture at " + facts.captures[0]);
+            p.name += facts.captures.empty()
+                ? std::string("a capture")
+                : (facts.captures.size() > 1
+                        ? std::to_string(facts.captures.size()) + " captures (" + joinList(facts.captures) + ")"
+                        : "the capture at " + facts.captures[0]);
             const std::string kind = !facts.captureKind.empty() ? facts.captureKind
-                : m_captureBegins                              ? std::string("torch.cuda.graph")
-                                                               : std::string();
+                : m_captureBegins                               ? std::string("torch.cuda.graph")
+                                                                : std::string();
             if (!kind.empty() && !facts.captures.empty())
                 p.name = p.name.replace(p.name.find("capture"), 7, kind + " capture");
             why.push_back("pool id " + id.str()
@@ -523,7 +534,9 @@ void Teller::namePools(const detail::TraceWalker& walker)
                                   : ": a private pool id of no documented form"));
         }
         if (facts.captures.size() && p.kind != PoolKind::Default)
-            why.push_back("captures named after their frame in the function that ran capture_begin (else their outermost user frame): " + joinList(facts.captures));
+            why.push_back("captures named after their frame in the function that ran capture_begin (else their "
+                          "outermost user frame): "
+                + joinList(facts.captures));
         if (!facts.allocs && p.kind != PoolKind::Default)
             why.push_back("no allocation of the trace is in it; named from its final blocks' stacks");
         if (!facts.compileContexts.empty())
@@ -550,8 +563,7 @@ Result<SnapshotStory> Teller::run()
     if (auto known = detail::checkDevice(m_snap, device); !known)
         return known.error();
     static const TraceList kNone;
-    const TraceList& trace
-        = size_t(device) < m_snap.deviceTraces.size() ? m_snap.deviceTraces[size_t(device)] : kNone;
+    const TraceList& trace = size_t(device) < m_snap.deviceTraces.size() ? m_snap.deviceTraces[size_t(device)] : kNone;
     m_story.entryOwner.assign(trace.size(), SnapshotStory::kNone);
     findWorkspaces(trace);
     detail::TraceWalker walker(m_snap, device);

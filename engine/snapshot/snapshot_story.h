@@ -69,6 +69,8 @@ struct StoryPool {
     PoolKind kind = PoolKind::Unknown;
     std::string name; ///< "graph_pool_handle() pool shared by 2 torch.cuda.graph captures (...)"
     std::string evidence;
+    /// The name rests on more than the pool id (allocations, capture code or stacks tell whose it is).
+    bool told = false;
     std::vector<uint32_t> owners; ///< indices into SnapshotStory::owners, by first allocation
     uint64_t peakAllocated = 0; ///< = PoolSummary::peakAllocated
     /// The state at the peak is the one after this trace entry (kBeforeTrace: before the first).

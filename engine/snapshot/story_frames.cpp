@@ -108,9 +108,8 @@ bool isUserFrame(const Frame& f)
     for (const char* ext : { ".c", ".cc", ".cpp", ".cxx", ".h", ".hpp", ".cu" })
         if (endsWith(file, ext))
             return false;
-    if (has(file, "site-packages/") || has(file, "dist-packages/") || has(file, "/torch/")
-        || has(file, "/torch_npu/") || has(file, "/torchair/") || has(file, "/lib/python3")
-        || isGeneratedModule(f.filename))
+    if (has(file, "site-packages/") || has(file, "dist-packages/") || has(file, "/torch/") || has(file, "/torch_npu/")
+        || has(file, "/torchair/") || has(file, "/lib/python3") || isGeneratedModule(f.filename))
         return false;
     return !has(f.name, "::");
 }

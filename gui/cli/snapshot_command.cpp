@@ -8,9 +8,9 @@
 #include "engine/snapshot/memory_snapshot.h"
 #include "engine/snapshot/snapshot_run.h"
 #include "engine/snapshot/snapshot_story.h"
-#include "gui/cli/snapshot_story_text.h"
 #include "gui/cli/cli_util.h"
 #include "gui/cli/commands.h"
+#include "gui/cli/snapshot_story_text.h"
 
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -206,7 +206,7 @@ int snapshotCommand(const std::vector<std::string>& args, std::ostream& out, std
         for (const DeviceStory& d : stories)
             if (d.story.device == p.device)
                 if (const auto* sp = d.story.pool(p.pool)) {
-                    p.graph = p.pool.isDefault() ? std::string() : sp->name;
+                    p.graph = p.pool.isDefault() || !sp->told ? std::string() : sp->name;
                     p.graphEvidence = sp->evidence;
                 }
     return writeResult(json ? toJson(*snap, pools, device, stories) : toText(*snap, pools, stories), outPath, out, err);

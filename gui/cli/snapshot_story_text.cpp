@@ -57,9 +57,10 @@ nlohmann::json breakdownJson(const Breakdown& b)
     nlohmann::json folded = nlohmann::json::array();
     for (const auto& [stack, bytes] : b.folded)
         folded.push_back({ { "stack", stack }, { "bytes", bytes } });
-    return { { "entry", entryJson(b.entry) }, { "time_us", b.timeUs < 0 ? nlohmann::json(nullptr) : nlohmann::json(b.timeUs) },
-        { "allocated", b.allocated }, { "by_category", sharesJson(b.byCategory, false) },
-        { "by_owner", sharesJson(b.byOwner, true) }, { "sites", sharesJson(b.bySite, false) }, { "folded", folded } };
+    return { { "entry", entryJson(b.entry) },
+        { "time_us", b.timeUs < 0 ? nlohmann::json(nullptr) : nlohmann::json(b.timeUs) }, { "allocated", b.allocated },
+        { "by_category", sharesJson(b.byCategory, false) }, { "by_owner", sharesJson(b.byOwner, true) },
+        { "sites", sharesJson(b.bySite, false) }, { "folded", folded } };
 }
 
 } // namespace
@@ -120,8 +121,8 @@ std::string storyText(const DeviceStory& d)
     for (const auto& n : s.notes)
         o << "note: " << n << "\n";
     const Breakdown& b = d.explained;
-    o << "\n" << (d.atPeak ? "peak explained" : "memory explained") << ": device " << s.device << " "
-      << entryText(b.entry);
+    o << "\n"
+      << (d.atPeak ? "peak explained" : "memory explained") << ": device " << s.device << " " << entryText(b.entry);
     if (b.timeUs >= 0)
         o << " (time_us " << b.timeUs << ")";
     o << ", " << formatMiB(b.allocated) << " allocated\n";
@@ -151,9 +152,9 @@ nlohmann::json storyJson(const DeviceStory& d)
                 { "alloc_bytes", o.allocBytes }, { "first_entry", o.firstEntry + 1 },
                 { "bytes_at_pool_peak", it == atPeak.end() ? 0 : it->second } });
         }
-        pools.push_back({ { "pool", { p.pool.first, p.pool.second } }, { "kind", engine::snapshot::poolKindName(p.kind) },
-            { "name", p.name }, { "evidence", p.evidence }, { "peak_allocated", p.peakAllocated },
-            { "peak_entry", entryJson(p.peakEntry) }, { "owners", owners },
+        pools.push_back({ { "pool", { p.pool.first, p.pool.second } },
+            { "kind", engine::snapshot::poolKindName(p.kind) }, { "name", p.name }, { "evidence", p.evidence },
+            { "peak_allocated", p.peakAllocated }, { "peak_entry", entryJson(p.peakEntry) }, { "owners", owners },
             { "at_peak", breakdownJson(d.poolPeaks[k]) } });
     }
     return { { "device", s.device }, { "peak_allocated", s.peakAllocated }, { "peak_entry", entryJson(s.peakEntry) },

@@ -39,7 +39,7 @@ check(graphs[(0, 0)] is None, f"default pool graph {graphs[(0, 0)]!r}")
 check(graphs[(0, 1)] == "graph_pool_handle() pool of 1 torch.cuda.graph capture (train.py:42)", f"(0, 1): {graphs[(0, 1)]!r}")
 check(graphs[(0, 2)] == "graph_pool_handle() pool of 1 TorchAir aclgraph capture (npu_model.py:77)",
       f"(0, 2): {graphs[(0, 2)]!r}")
-check(graphs[(0, 3)] == "graph_pool_handle() pool", f"(0, 3): {graphs[(0, 3)]!r}")
+check(graphs[(0, 3)] is None, f"(0, 3): {graphs[(0, 3)]!r}")
 check(d["totals"]["segments"] == 5, f"totals {d['totals']}")
 out = run("snapshot", DATA / "graph_pools.pickle").stdout
 check("(0, 1)" in out and "torch.cuda.graph capture (train.py:42)" in out, f"text:\n{out}")

@@ -9,7 +9,6 @@
 #include "engine/snapshot/snapshot_story.h"
 
 #include <gtest/gtest.h>
-
 #include <map>
 #include <string>
 
@@ -33,7 +32,8 @@ SnapshotHints hintsOf(const std::string& rel)
     return t.ok() ? engine::ingest::snapshotHints(*t) : SnapshotHints {};
 }
 
-std::vector<const StoryOwner*> ownersOf(const SnapshotStory& s, engine::memory::PoolId pool, const std::string& category)
+std::vector<const StoryOwner*> ownersOf(
+    const SnapshotStory& s, engine::memory::PoolId pool, const std::string& category)
 {
     std::vector<const StoryOwner*> out;
     if (const StoryPool* p = s.pool(pool))
