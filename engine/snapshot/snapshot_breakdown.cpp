@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <unordered_map>
+#include <unordered_set>
 
 namespace engine::snapshot {
 
@@ -81,12 +82,18 @@ Result<Breakdown> breakdownAt(
                 keep();
         });
 
-    // Blocks older than the trace: the final block at the same address tells its stack, if any.
+    // Blocks older than the trace: the final block at the same address is the same block when it
+    // is active and no alloc entry of the trace made a block there since.
+    std::unordered_set<uint64_t> allocatedAt;
+    for (size_t i = 0; i < trace.size(); ++i)
+        if (trace[i].action == TraceAction::Alloc)
+            allocatedAt.insert(trace[i].addr);
     std::unordered_map<uint64_t, StackId> finalStacks;
     for (const Segment& s : snapshot.segments)
         if (s.device == device)
             for (const Block& b : s.blocks)
-                finalStacks[b.address] = b.stack;
+                if (b.state != BlockState::Inactive && !allocatedAt.count(b.address))
+                    finalStacks[b.address] = b.stack;
 
     Breakdown out;
     out.entry = entry;
@@ -109,7 +116,11 @@ Result<Breakdown> breakdownAt(
             stack = f != finalStacks.end() ? f->second : kNoStack;
             const std::string by = describeStack(snapshot, stack);
             owner = "before the trace (allocated by "
-                + (by.empty() ? std::string("unknown: no stack recorded for the block") : by) + ")";
+                + (!by.empty()                   ? by
+                        : f != finalStacks.end() ? std::string("unknown: the file recorded no stack for the block")
+                                                 : std::string("unknown: made before the trace and freed within it; a "
+                                                               "longer trace (max_entries) would tell"))
+                + ")";
             category = "before the trace";
         }
         site = describeStack(snapshot, stack);

@@ -240,3 +240,26 @@ TEST(SnapshotStory, RecordedRunOwners)
     ASSERT_FALSE(run->sim.events.empty());
     EXPECT_EQ(run->sim.events.back().timeUs, snap.deviceTraces[0].back().timeUs);
 }
+
+// ring_buffer.pickle (tests/data/snapshots, make_snapshot_fixtures.py): the trace starts mid-life; the
+// 3 MiB block at the segment's start is live at the end with a /work/model.py:17 stack and no alloc
+// entry, the others are freed in the window without their alloc.
+TEST(SnapshotStory, BlocksOlderThanTheTrace)
+{
+    auto snap = readSnapshotFile(std::string(ACLGI_TEST_DATA_DIR) + "/snapshots/ring_buffer.pickle");
+    ASSERT_TRUE(snap.ok());
+    auto story = tellStory(*snap, 0);
+    ASSERT_TRUE(story.ok());
+    auto b = breakdownAt(*snap, *story, SnapshotStory::kBeforeTrace);
+    ASSERT_TRUE(b.ok());
+    ASSERT_FALSE(b->byOwner.empty());
+    bool named = false;
+    for (const Share& s : b->byOwner) {
+        EXPECT_EQ(s.category, "before the trace") << s.name;
+        named = named || (s.name == "before the trace (allocated by /work/model.py:17 forward)" && s.bytes == 3u << 20);
+    }
+    EXPECT_TRUE(named);
+    ASSERT_EQ(b->byCategory.size(), 1u);
+    EXPECT_EQ(b->byCategory[0].bytes, b->allocated);
+    EXPECT_FALSE(breakdownAt(*snap, *story, snap->deviceTraces[0].size()).ok()); // beyond the trace
+}
