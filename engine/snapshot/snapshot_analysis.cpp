@@ -78,10 +78,10 @@ std::vector<PoolSummary> summarizePools(const Snapshot& snapshot)
 Result<std::vector<PoolSummary>> summarizePools(
     const Snapshot& snapshot, const std::function<bool(uint64_t done, uint64_t total)>& progress)
 {
-    // Work units: every trace entry undone and applied again, over all devices.
+    // Work units: every trace entry undone and applied again, twice (the replay, then the story's).
     uint64_t total = 0, before = 0;
     for (size_t d = 0; d < snapshot.deviceTraces.size() && d < 65536; ++d)
-        total += 2 * uint64_t(snapshot.deviceTraces[d].size());
+        total += 4 * uint64_t(snapshot.deviceTraces[d].size()); // the replay, then the story's
     const auto tick = [&](uint64_t done) { return !progress || progress(before + done, total); };
     std::map<std::pair<int, memory::PoolId>, PoolSummary> pools;
     std::set<int> devices;
@@ -123,9 +123,14 @@ Result<std::vector<PoolSummary>> summarizePools(
         before += 2 * uint64_t(trace.size());
         devices.insert(device);
     }
-    // What each pool is: the story's names (one more replay per device).
+    // What each pool is: the story's names (one more replay per device, counted in the progress).
     for (int device : devices) {
-        auto story = tellStory(snapshot, device);
+        const size_t entries
+            = size_t(device) < snapshot.deviceTraces.size() ? snapshot.deviceTraces[size_t(device)].size() : 0;
+        auto story = tellStory(snapshot, device, nullptr, [&](uint64_t done, uint64_t) { return tick(done); });
+        before += 2 * uint64_t(entries);
+        if (!story && story.error().code == ErrorCode::Cancelled)
+            return story.error();
         if (!story)
             continue;
         for (const StoryPool& sp : story->pools) {

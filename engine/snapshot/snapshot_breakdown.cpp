@@ -48,8 +48,8 @@ std::string stackText(const Snapshot& snapshot, StackId stack)
     return out;
 }
 
-Result<Breakdown> breakdownAt(
-    const Snapshot& snapshot, const SnapshotStory& story, size_t entry, const memory::PoolId* pool, size_t topSites)
+Result<Breakdown> breakdownAt(const Snapshot& snapshot, const SnapshotStory& story, size_t entry,
+    const memory::PoolId* pool, size_t topSites, const StoryProgress& progress)
 {
     const int device = story.device;
     if (auto known = detail::checkDevice(snapshot, device); !known)
@@ -72,7 +72,7 @@ Result<Breakdown> breakdownAt(
             if (!l.pending && (!pool || l.pool == *pool))
                 live.emplace(addr, l);
     };
-    walker.run(
+    const bool walked = walker.run(
         [&] {
             if (entry == SnapshotStory::kBeforeTrace)
                 keep();
@@ -80,7 +80,10 @@ Result<Breakdown> breakdownAt(
         [&](size_t i) {
             if (i == entry)
                 keep();
-        });
+        },
+        [&](uint64_t done) { return !progress || progress(done, 2 * uint64_t(trace.size())); });
+    if (!walked)
+        return Error { ErrorCode::Cancelled, "cancelled", snapshot.path };
 
     // Blocks older than the trace: the final block at the same address is the same block when it
     // is active and no alloc entry of the trace made a block there since.

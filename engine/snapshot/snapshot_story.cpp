@@ -68,9 +68,10 @@ std::string fileLine(const std::string& frame)
 
 class Teller {
 public:
-    Teller(const Snapshot& snapshot, int device, const SnapshotHints* hints)
+    Teller(const Snapshot& snapshot, int device, const SnapshotHints* hints, const StoryProgress& progress)
         : m_snap(snapshot)
         , m_hints(hints)
+        , m_progress(progress)
         , m_frames(snapshot)
     {
         m_story.device = device;
@@ -97,6 +98,7 @@ private:
 
     const Snapshot& m_snap;
     const SnapshotHints* m_hints;
+    const StoryProgress& m_progress;
     FrameRules m_frames;
     SnapshotStory m_story;
     std::map<std::string, uint32_t> m_byName;
@@ -581,7 +583,7 @@ Result<SnapshotStory> Teller::run()
             m_story.peakEntry = entry;
         }
     };
-    walker.run([&] { observe(SnapshotStory::kBeforeTrace); },
+    const bool walked = walker.run([&] { observe(SnapshotStory::kBeforeTrace); },
         [&](size_t i) {
             const TraceEntry& e = trace[i];
             if (e.action == TraceAction::Alloc) {
@@ -591,7 +593,10 @@ Result<SnapshotStory> Teller::run()
                 onAlloc(i, e, pool);
             }
             observe(i);
-        });
+        },
+        [&](uint64_t done) { return !m_progress || m_progress(done, 2 * uint64_t(trace.size())); });
+    if (!walked)
+        return Error { ErrorCode::Cancelled, "cancelled", m_snap.path };
     numberRecordings();
     namePools(walker);
     for (StoryPool& p : m_story.pools) {
@@ -638,9 +643,10 @@ const StoryPool* SnapshotStory::pool(memory::PoolId id) const
     return nullptr;
 }
 
-Result<SnapshotStory> tellStory(const Snapshot& snapshot, int device, const SnapshotHints* hints)
+Result<SnapshotStory> tellStory(
+    const Snapshot& snapshot, int device, const SnapshotHints* hints, const StoryProgress& progress)
 {
-    return Teller(snapshot, device, hints).run();
+    return Teller(snapshot, device, hints, progress).run();
 }
 
 } // namespace engine::snapshot

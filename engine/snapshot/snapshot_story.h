@@ -13,6 +13,7 @@
 #include "engine/snapshot/memory_snapshot.h"
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <string>
 #include <vector>
@@ -93,8 +94,13 @@ struct SnapshotStory {
     const StoryPool* pool(memory::PoolId id) const;
 };
 
+/// (done, total) work units: two per trace entry (undone, applied), every 4,096; false cancels
+/// (ErrorCode::Cancelled). May be empty.
+using StoryProgress = std::function<bool(uint64_t done, uint64_t total)>;
+
 /// Tells the story of device `device` (one replay of its trace). `hints` may be null.
-Result<SnapshotStory> tellStory(const Snapshot& snapshot, int device, const SnapshotHints* hints = nullptr);
+Result<SnapshotStory> tellStory(
+    const Snapshot& snapshot, int device, const SnapshotHints* hints = nullptr, const StoryProgress& progress = {});
 
 /// One part of a split: a name and the live bytes (blocks) it holds.
 struct Share {
@@ -119,7 +125,7 @@ struct Breakdown {
 /// (the rest summed as "other sites"). Blocks older than the trace are owned by "before the
 /// trace (allocated by ...)", with the final block's stack when the file still has it.
 Result<Breakdown> breakdownAt(const Snapshot& snapshot, const SnapshotStory& story, size_t entry,
-    const memory::PoolId* pool = nullptr, size_t topSites = 10);
+    const memory::PoolId* pool = nullptr, size_t topSites = 10, const StoryProgress& progress = {});
 
 /// The full stack of `stack` as text, innermost first, one "file:line name" per line.
 std::string stackText(const Snapshot& snapshot, StackId stack);
