@@ -275,7 +275,8 @@ uint32_t Teller::cgtOwner(size_t i, const TraceEntry& e, const StackFacts& f, me
                 + std::to_string(k) + " of " + f.module;
         }
     } else {
-        id = named(fn + " other CUDA Graph Trees", "unknown", pool, i);
+        id = named(
+            fn + " CUDA Graph Trees " + (f.cgtFrame.empty() ? std::string("other") : f.cgtFrame), "unknown", pool, i);
         evidence = "allocated through " + via + ", outside warm-up, recording and static input copies";
     }
     StoryOwner& o = m_story.owners[id];

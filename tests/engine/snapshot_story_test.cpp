@@ -143,6 +143,8 @@ TEST(SnapshotStory, CudaGraphTreesPoolSplitWithTrace)
     const Snapshot snap = load("compile/c_ind_static.pickle");
     const SnapshotHints hints = hintsOf("compile/c_trace.log");
     EXPECT_EQ(hints.moduleCompileId.at("c62wrtc32trn3jhwvqgrkz2awodbo674l2jyaz7ebfxrom66n7z6.py"), "0/1");
+    EXPECT_EQ(hints.moduleCompileId.size(), 3u); // 0/0, 0/1, 0/2
+    EXPECT_EQ(hints.recordings.size(), 5u); // decode1, b2_decode1, kv_moved0..2_decode0
     auto story = tellStory(snap, 0, &hints);
     ASSERT_TRUE(story.ok());
     const StoryPool* pool = story->pool({ 0, 1 });
@@ -201,6 +203,8 @@ TEST(SnapshotStory, CudaGraphTreesPoolSplitWithoutTrace)
     ASSERT_TRUE(story.ok());
     EXPECT_EQ(countPrefix(*story, "graph c62wrtc32trn recording "), 4);
     EXPECT_EQ(countPrefix(*story, "graph c62wrtc32trn warm-up "), 1);
+    // 0/2's module (the trace's inductor_output_code record for 0/2) is recorded once
+    EXPECT_EQ(countPrefix(*story, "graph cwrpjhwejcuz recording "), 1);
     for (const StoryOwner& o : story->owners) {
         if (!o.module.empty()) {
             EXPECT_EQ(o.compileId, "unknown (no TORCH_TRACE of this run)") << o.name;
