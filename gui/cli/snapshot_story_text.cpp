@@ -33,7 +33,7 @@ void shares(std::ostream& o, const char* title, const std::vector<Share>& parts,
     for (size_t k = 0; k < parts.size() && k < most; ++k) {
         o << "    " << pad(formatMiB(parts[k].bytes), 12, true) << "  ";
         if (category)
-            o << pad(parts[k].category, 18);
+            o << pad(parts[k].category, 20);
         o << parts[k].name << " (" << parts[k].blocks << (parts[k].blocks == 1 ? " block)" : " blocks)") << "\n";
     }
     if (parts.size() > most)
@@ -110,13 +110,13 @@ std::string storyText(const DeviceStory& d)
             if (++shown > 40)
                 continue;
             o << "    " << pad(formatMiB(it == atPeak.end() ? 0 : it->second->bytes), 12, true) << "  "
-              << pad(owner.category, 18) << owner.name << " (" << owner.allocs << ")\n";
+              << pad(owner.category, 20) << owner.name << " (" << owner.allocs << ")\n";
         }
         if (shown > 40)
             o << "    ... and " << shown - 40 << " more owners\n";
         for (const Share& sh : d.poolPeaks[k].byOwner)
             if (sh.category == "before the trace")
-                o << "    " << pad(formatMiB(sh.bytes), 12, true) << "  " << pad(sh.category, 18) << sh.name << "\n";
+                o << "    " << pad(formatMiB(sh.bytes), 12, true) << "  " << pad(sh.category, 20) << sh.name << "\n";
     }
     for (const auto& n : s.notes)
         o << "note: " << n << "\n";
