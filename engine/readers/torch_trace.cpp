@@ -510,6 +510,7 @@ void TraceReader::handle(Record& r)
         return;
     }
     if (kind == "inductor_output_code" && !c.outputCode) {
+        p.filename = strAt(v, "filename");
         c.outputCode = std::move(p);
         return;
     }

@@ -43,6 +43,7 @@ struct TracePayload {
     std::string kind; ///< envelope key: "dynamo_output_graph", "aot_inference_graph", "artifact", ...
     std::string name; ///< artifact / graph_dump name ("recompile_reasons", "fx_graph_runnable"); else = kind
     std::string encoding; ///< artifact encoding ("string", "json"); empty otherwise
+    std::string filename; ///< inductor_output_code: the generated module's path ("/tmp/torchinductor_*/xx/cHASH.py")
     std::string text; ///< the payload, tab prefix removed, lines joined with '\n'
     bool md5Ok = true; ///< false: the payload does not match `has_payload` (kept, with a diagnostic)
     TracePlace place;

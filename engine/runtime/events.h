@@ -61,7 +61,7 @@ struct OwnerInfo {
     int call = -1; ///< call that created it
     /// Recorded owners only (a memory snapshot's allocation; engine/snapshot/snapshot_story.h):
     /// what the allocation is ("graph tensor", "warm-up", "static input copy", "autotuning",
-    /// "library workspace", "checkpoint restore", "eager", "capture", "unknown"), the full
+    /// "library workspace", "checkpoint restore", "eager", "capture", "compilation", "unknown"), the full
     /// stack as text (innermost first, one "file:line name" per line), and why it was attributed so.
     std::string category;
     std::string stack;

@@ -210,8 +210,9 @@ struct PoolSummary {
 
 /// Per (device, pool), sorted by device then pool id: default pool first.
 std::vector<PoolSummary> summarizePools(const Snapshot& snapshot);
-/// The same with progress: (done, total) work units, two per trace entry of every device, every
-/// few thousand entries; false cancels (ErrorCode::Cancelled).
+/// The same with progress: (done, total) work units, four per trace entry of every device (the
+/// replay and the story's, snapshot_story.h, each undoing and applying it), every few thousand
+/// entries; false cancels (ErrorCode::Cancelled).
 Result<std::vector<PoolSummary>> summarizePools(
     const Snapshot& snapshot, const std::function<bool(uint64_t done, uint64_t total)>& progress);
 

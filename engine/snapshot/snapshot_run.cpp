@@ -2,6 +2,7 @@
 #include "engine/snapshot/snapshot_run.h"
 
 #include "engine/snapshot/rendered_memory.h"
+#include "engine/snapshot/snapshot_story.h"
 #include "engine/snapshot/trace_walker.h"
 
 #include <algorithm>
@@ -260,14 +261,29 @@ Result<void> streamSnapshotRun(
     runtime::RunTotals totals;
     std::vector<std::pair<memory::OwnerId, runtime::OwnerInfo>> newOwners;
     Result<void> failure;
-    // A block's owner: the trace entry that allocated it, numbered as it first enters the state.
+    // A block's owner: the trace entry that allocated it, numbered as it first enters the state;
+    // named by the story (snapshot_story.h), told once, on the first owner asked for.
+    std::optional<SnapshotStory> story;
     const auto ownerInfo = [&](int64_t entry) {
         runtime::OwnerInfo o;
         o.kind = runtime::OwnerKind::Recorded;
+        if (!story) {
+            auto told = tellStory(snapshot, device, options.hints);
+            story = told ? std::move(told.value()) : SnapshotStory {};
+        }
         const TraceEntry& e = trace[size_t(entry)];
-        if (e.hasPool)
-            if (auto g = graphOf.find(e.pool); g != graphOf.end())
-                o.graph = g->second;
+        const uint32_t id
+            = size_t(entry) < story->entryOwner.size() ? story->entryOwner[size_t(entry)] : SnapshotStory::kNone;
+        if (id != SnapshotStory::kNone) {
+            const StoryOwner& owner = story->owners[id];
+            o.graph = owner.name;
+            o.category = owner.category;
+            o.evidence = owner.evidence;
+        } else {
+            o.category = "unknown";
+            o.evidence = "the story has no owner for trace entry " + grouped(uint64_t(entry) + 1);
+        }
+        o.stack = stackText(snapshot, e.stack);
         o.tensor = describeStack(snapshot, e.stack);
         if (o.tensor.empty())
             o.tensor = "allocated by trace entry " + grouped(uint64_t(entry) + 1);
@@ -289,6 +305,10 @@ Result<void> streamSnapshotRun(
         // The pool's graph is named in the summary; Event::graph stays empty, as it names an FX
         // graph of the project, which a recorded trace does not know.
         e.summary = std::move(summary);
+        if (n > 0) { // the time of the step's last entry (as the after-callback cuts the windows)
+            const int64_t t = trace[std::min((size_t(totals.events) + 1) * window, n) - 1].timeUs;
+            e.timeUs = t > 0 ? t : -1;
+        }
         e.deviceReserved = memory->reserved();
         e.deviceAllocated = memory->allocated();
         totals.peakReserved = std::max(totals.peakReserved, e.deviceReserved);

@@ -30,6 +30,8 @@ bool looksLikeSnapshot(std::string_view head);
 /// The devices a snapshot has something for (a segment or a trace entry), ascending.
 std::vector<int> snapshotDevices(const Snapshot& snapshot);
 
+struct SnapshotHints; // snapshot_story.h
+
 struct SnapshotRunOptions {
     /// At most this many steps. A longer trace is cut into windows of equal numbers of consecutive
     /// entries, one step each: its memory is the state after the window's last entry, its summary
@@ -40,6 +42,8 @@ struct SnapshotRunOptions {
     std::function<bool(uint64_t done, uint64_t total)> progress;
     /// summarizePools(snapshot), when the caller has it already (one per device of the file).
     const std::vector<PoolSummary>* pools = nullptr;
+    /// Facts from a TORCH_TRACE of the same run for the owners' names (snapshot_story.h); may be null.
+    const SnapshotHints* hints = nullptr;
 };
 
 /// Device `device` of `snapshot` as a run, delivered step by step to `sink`: the header (pools with

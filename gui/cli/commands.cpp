@@ -21,8 +21,8 @@ const char* kUsage
       "       aclgraph-inspector stages DEBUG_DIR [--model NAME] [--diff A B] [--json] [-o FILE]\n"
       "       aclgraph-inspector cache ls PATH | show FILE | readable FILE [-o OUT] | key [--set NAME=VALUE ...] "
       "[--repr FILE] [--against PATH]   (cache --help)\n"
-      "       aclgraph-inspector snapshot FILE [--json] [--device N] [-o FILE]   (a PyTorch/torch_npu memory "
-      "snapshot)\n"
+      "       aclgraph-inspector snapshot FILE [--trace TRACE] [--at ENTRY|peak] [--json] [--device N] [-o FILE]   "
+      "(a PyTorch/torch_npu memory snapshot)\n"
       "       aclgraph-inspector generate decoder [--layers N] [--batches 1,2,4] [--decode-calls N] "
       "[--config JSON] [-o FILE]\n"
       "       aclgraph-inspector --help | --version\n";

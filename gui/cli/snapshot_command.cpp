@@ -1,11 +1,16 @@
-// `aclgraph-inspector snapshot FILE [--json] [--device N] [-o FILE]`: what a real memory snapshot
-// (torch.cuda.memory._dump_snapshot / torch_npu) says per pool. The JSON is documented in
-// docs/snapshots.md.
+// `aclgraph-inspector snapshot FILE [--trace TRACE] [--at ENTRY|peak] [--json] [--device N] [-o FILE]`:
+// what a real memory snapshot (torch.cuda.memory._dump_snapshot / torch_npu) says per pool, who
+// owns each pool's memory at its peak, and why the device's peak is where it is. The JSON is
+// documented in docs/snapshots.md.
+#include "engine/ingest/snapshot_hints.h"
 #include "engine/ingest/source.h"
 #include "engine/report/simulation_report.h"
 #include "engine/snapshot/memory_snapshot.h"
+#include "engine/snapshot/snapshot_run.h"
+#include "engine/snapshot/snapshot_story.h"
 #include "gui/cli/cli_util.h"
 #include "gui/cli/commands.h"
+#include "gui/cli/snapshot_story_text.h"
 
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -16,7 +21,9 @@ namespace gui::cli {
 
 namespace {
 
-const char* kSnapshotUsage = "usage: aclgraph-inspector snapshot FILE [--json] [--device N] [-o FILE]\n";
+const char* kSnapshotUsage
+    = "usage: aclgraph-inspector snapshot FILE [--trace TRACE_FILE_OR_DIR] [--at ENTRY|peak] [--json] [--device N] "
+      "[-o FILE]\n";
 
 using engine::snapshot::PoolSummary;
 using engine::snapshot::Snapshot;
@@ -30,7 +37,8 @@ nlohmann::json poolJson(const PoolSummary& p)
         { "graph_evidence", p.graphEvidence } };
 }
 
-std::string toJson(const Snapshot& s, const std::vector<PoolSummary>& pools, std::optional<int> device)
+std::string toJson(const Snapshot& s, const std::vector<PoolSummary>& pools, std::optional<int> device,
+    const std::vector<DeviceStory>& stories)
 {
     nlohmann::json j;
     j["file"] = s.path;
@@ -58,10 +66,13 @@ std::string toJson(const Snapshot& s, const std::vector<PoolSummary>& pools, std
         settings[k] = v;
     j["allocator_settings"] = settings;
     j["warnings"] = s.warnings;
+    j["stories"] = nlohmann::json::array();
+    for (const DeviceStory& d : stories)
+        j["stories"].push_back(storyJson(d));
     return j.dump(1) + "\n";
 }
 
-std::string toText(const Snapshot& s, const std::vector<PoolSummary>& pools)
+std::string toText(const Snapshot& s, const std::vector<PoolSummary>& pools, const std::vector<DeviceStory>& stories)
 {
     using engine::report::formatMiB;
     std::ostringstream o;
@@ -87,6 +98,8 @@ std::string toText(const Snapshot& s, const std::vector<PoolSummary>& pools)
     for (size_t d = 0; d < s.deviceTraces.size(); ++d)
         if (!s.deviceTraces[d].empty())
             o << "trace of device " << d << ": " << s.deviceTraces[d].size() << " entries\n";
+    for (const DeviceStory& d : stories)
+        o << storyText(d);
     for (const std::string& w : s.warnings)
         o << "warning: " << w << "\n";
     return o.str();
@@ -96,13 +109,15 @@ std::string toText(const Snapshot& s, const std::vector<PoolSummary>& pools)
 
 int snapshotCommand(const std::vector<std::string>& args, std::ostream& out, std::ostream& err)
 {
-    std::string file, outPath;
+    std::string file, outPath, tracePath, at;
     bool json = false;
     std::optional<int> device;
     for (size_t i = 0; i < args.size(); ++i) {
         const std::string& a = args[i];
         if (a == "--json") {
             json = true;
+        } else if ((a == "--trace" || a == "--at") && i + 1 < args.size()) {
+            (a == "--trace" ? tracePath : at) = args[++i];
         } else if ((a == "--device" || a == "-o") && i + 1 < args.size()) {
             const std::string& v = args[++i];
             if (a == "-o") {
@@ -148,11 +163,53 @@ int snapshotCommand(const std::vector<std::string>& args, std::ostream& out, std
         err << "error: " << snap.error().toString() << "\n";
         return 1;
     }
+    std::optional<size_t> atEntry; // 0-based; none: the peak
+    if (!at.empty() && at != "peak") {
+        try {
+            size_t used = 0;
+            const long long v = std::stoll(at, &used);
+            if (used != at.size() || v < 1)
+                throw std::invalid_argument(at);
+            atEntry = size_t(v - 1);
+        } catch (const std::exception&) {
+            err << "snapshot: --at takes a trace entry number (1 = the first) or 'peak', not '" << at << "'\n"
+                << kSnapshotUsage;
+            return 2;
+        }
+    }
+    std::optional<engine::snapshot::SnapshotHints> hints;
+    if (!tracePath.empty()) {
+        auto traces = engine::readers::trace::readTorchTraceDir(tracePath);
+        if (!traces.ok()) {
+            err << "error: " << traces.error().toString() << "\n";
+            return 1;
+        }
+        hints = engine::ingest::snapshotHints(*traces);
+    }
     std::vector<PoolSummary> pools;
     for (PoolSummary& p : engine::snapshot::summarizePools(*snap))
         if (!device || p.device == *device)
             pools.push_back(std::move(p));
-    return writeResult(json ? toJson(*snap, pools, device) : toText(*snap, pools), outPath, out, err);
+    std::vector<DeviceStory> stories;
+    for (int d : engine::snapshot::snapshotDevices(*snap)) {
+        if (device && d != *device)
+            continue;
+        auto story = tellDeviceStory(*snap, d, hints ? &*hints : nullptr, atEntry);
+        if (!story.ok()) {
+            err << "error: " << story.error().toString() << "\n";
+            return 1;
+        }
+        stories.push_back(std::move(story.value()));
+    }
+    // The pool table names pools as the stories do (with the trace's compile ids when given).
+    for (PoolSummary& p : pools)
+        for (const DeviceStory& d : stories)
+            if (d.story.device == p.device)
+                if (const auto* sp = d.story.pool(p.pool)) {
+                    p.graph = p.pool.isDefault() || !sp->told ? std::string() : sp->name;
+                    p.graphEvidence = sp->evidence;
+                }
+    return writeResult(json ? toJson(*snap, pools, device, stories) : toText(*snap, pools, stories), outPath, out, err);
 }
 
 } // namespace gui::cli

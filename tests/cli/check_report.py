@@ -191,10 +191,12 @@ with tempfile.TemporaryDirectory() as tmp:
     check(note is not None and (note["a"], note["b"]) == ("simulated", "recorded"),
           "the comparison says once that pools pair by order of creation")
     memory = [r["metric"] for r in doc["comparison"]["rows"] if r["section"] == "memory"]
-    paired = [m for m in memory if m.startswith("graph_1's pool ~ pool (0, 1) [torch.cuda.graph capture")]
+    paired = [m for m in memory
+              if m.startswith("graph_1's pool ~ pool (0, 1) [graph_pool_handle() pool of 1 torch.cuda.graph capture")]
     check(len(paired) == 2 and rows[("memory", paired[0])]["b"] == "20.00 MiB",
           "graph_1's pool faces the recording's first private pool, named by its capture code")
-    check(any(m.startswith("graph_2's pool ~ pool (0, 2) [TorchAir aclgraph") for m in memory),
+    check(any(m.startswith("graph_2's pool ~ pool (0, 2) [graph_pool_handle() pool of 1 TorchAir aclgraph")
+              for m in memory),
           "graph_2's pool faces the second")
     check("— ~ pool (0, 3) peak reserved" in memory and "— ~ pool (0, 0) [default] peak reserved" in memory,
           "pools without a counterpart stand alone")
