@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <map>
 #include <set>
+#include <unordered_map>
 
 namespace engine::snapshot {
 
@@ -244,7 +245,47 @@ Result<void> streamSnapshotRun(
     if (!options.pools)
         computed = summarizePools(snapshot);
     std::map<memory::PoolId, std::string> graphOf;
-    if (auto r = sink.begin(runHeader(snapshot, device, options.pools ? *options.pools : computed, graphOf)); !r)
+    runtime::Simulation header = runHeader(snapshot, device, options.pools ? *options.pools : computed, graphOf);
+    // Every block's owner is named by the story (snapshot_story.h); its categories index the bytes
+    // by category each step carries (Event::categoryBytes), in a fixed order, those present only.
+    SnapshotStory story;
+    if (auto told = tellStory(snapshot, device, options.hints))
+        story = std::move(told.value());
+    {
+        static const char* const kOrder[] = { "graph tensor", "warm-up", "static input copy", "capture", "autotuning",
+            "library workspace", "checkpoint restore", "compilation", "eager" };
+        std::set<std::string> present;
+        for (const StoryOwner& o : story.owners)
+            present.insert(o.category);
+        for (const char* c : kOrder)
+            if (present.erase(c))
+                header.categories.push_back(c);
+        present.erase("unknown");
+        header.categories.insert(header.categories.end(), present.begin(), present.end()); // words added later
+        header.categories.push_back("unknown"); // blocks from before the trace, entries the story left out
+    }
+    const auto categoryIndex = [&](const std::string& c) {
+        auto it = std::find(header.categories.begin(), header.categories.end(), c);
+        return uint8_t(it != header.categories.end() ? it - header.categories.begin() : header.categories.size() - 1);
+    };
+    const uint8_t unknownCategory = uint8_t(header.categories.size() - 1);
+    std::vector<uint8_t> ownerCategory; ///< by owner id
+    std::vector<uint64_t> categoryBytes(header.categories.size(), 0);
+    std::unordered_map<uint64_t, std::pair<uint8_t, uint64_t>> counted; ///< active block -> (category, size)
+    const auto count = [&](uint64_t address, const std::optional<runtime::MemoryState::Block>& b) {
+        if (auto it = counted.find(address); it != counted.end()) {
+            categoryBytes[it->second.first] -= it->second.second;
+            counted.erase(it);
+        }
+        if (b && b->allocated) {
+            const uint8_t c = b->owner != memory::kNoOwner && size_t(b->owner) < ownerCategory.size()
+                ? ownerCategory[size_t(b->owner)]
+                : unknownCategory;
+            categoryBytes[c] += b->size;
+            counted.emplace(address, std::make_pair(c, b->size));
+        }
+    };
+    if (auto r = sink.begin(header); !r)
         return r;
 
     static const TraceList kNone;
@@ -261,21 +302,16 @@ Result<void> streamSnapshotRun(
     runtime::RunTotals totals;
     std::vector<std::pair<memory::OwnerId, runtime::OwnerInfo>> newOwners;
     Result<void> failure;
-    // A block's owner: the trace entry that allocated it, numbered as it first enters the state;
-    // named by the story (snapshot_story.h), told once, on the first owner asked for.
-    std::optional<SnapshotStory> story;
+    // A block's owner: the trace entry that allocated it, numbered as it first enters the state,
+    // named by the story.
     const auto ownerInfo = [&](int64_t entry) {
         runtime::OwnerInfo o;
         o.kind = runtime::OwnerKind::Recorded;
-        if (!story) {
-            auto told = tellStory(snapshot, device, options.hints);
-            story = told ? std::move(told.value()) : SnapshotStory {};
-        }
         const TraceEntry& e = trace[size_t(entry)];
         const uint32_t id
-            = size_t(entry) < story->entryOwner.size() ? story->entryOwner[size_t(entry)] : SnapshotStory::kNone;
+            = size_t(entry) < story.entryOwner.size() ? story.entryOwner[size_t(entry)] : SnapshotStory::kNone;
         if (id != SnapshotStory::kNone) {
-            const StoryOwner& owner = story->owners[id];
+            const StoryOwner& owner = story.owners[id];
             o.graph = owner.name;
             o.category = owner.category;
             o.evidence = owner.evidence;
@@ -292,6 +328,8 @@ Result<void> streamSnapshotRun(
     memory::OwnerId owners = 0;
     const auto step = [&](std::string summary) -> Result<void> {
         runtime::MemoryDelta delta = memory->step(changed, totals.events);
+        for (const auto& [address, block] : delta.blocks)
+            count(address, block);
         for (auto& [id, o] : newOwners)
             if (auto r = sink.owner(id, o); !r)
                 return r;
@@ -311,6 +349,7 @@ Result<void> streamSnapshotRun(
         }
         e.deviceReserved = memory->reserved();
         e.deviceAllocated = memory->allocated();
+        e.categoryBytes = categoryBytes;
         totals.peakReserved = std::max(totals.peakReserved, e.deviceReserved);
         totals.peakAllocated = std::max(totals.peakAllocated, e.deviceAllocated);
         ++totals.events;
@@ -323,8 +362,11 @@ Result<void> streamSnapshotRun(
         [&] {
             memory.emplace(walker, [&](int64_t entry) {
                 newOwners.emplace_back(owners, ownerInfo(entry));
+                ownerCategory.push_back(categoryIndex(newOwners.back().second.category));
                 return owners++;
             });
+            for (const auto& [address, block] : memory->state().blocks)
+                count(address, block);
             walker.recordChanges(&changed);
             if (n == 0) // no trace: one step, the file's final state
                 failure = step("the memory as the snapshot was taken (the file has no trace for this device)");

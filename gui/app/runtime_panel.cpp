@@ -269,6 +269,22 @@ void RuntimePanel::showLoaded(const std::shared_ptr<const Loaded>& loaded)
         }
     m_chart->setSeries(
         std::move(reserved), std::move(allocated), m_run ? m_run->sim.capacityBytes : 0, std::move(times));
+    // A recording's allocated bytes stacked by owner category, coloured as its blocks are.
+    if (m_run && !m_run->sim.categories.empty()) {
+        std::vector<QString> names;
+        std::vector<QColor> colours;
+        for (const std::string& c : m_run->sim.categories) {
+            names.push_back(QString::fromStdString(c));
+            colours.push_back(recordedCategoryColor(c));
+        }
+        std::vector<std::vector<uint64_t>> layers;
+        layers.reserve(m_run->sim.events.size());
+        for (const auto& e : m_run->sim.events)
+            layers.push_back(e.categoryBytes);
+        m_chart->setLayers(std::move(names), std::move(colours), std::move(layers));
+    } else {
+        m_chart->setLayers({}, {}, {});
+    }
     if (!m_run) {
         m_title->setText(m_error);
         m_position->clear();

@@ -8,6 +8,7 @@
 #include "engine/snapshot/snapshot_run.h"
 #include "engine/snapshot/snapshot_story.h"
 
+#include <algorithm>
 #include <gtest/gtest.h>
 #include <map>
 #include <string>
@@ -243,6 +244,41 @@ TEST(SnapshotStory, RecordedRunOwners)
     EXPECT_TRUE(capture);
     ASSERT_FALSE(run->sim.events.empty());
     EXPECT_EQ(run->sim.events.back().timeUs, snap.deviceTraces[0].back().timeUs);
+}
+
+// The recorded run's bytes by category (the chart's layers): after every step they add up to the
+// step's allocated bytes, and at the graph pool's peak (entry 209, the 60 MiB L2-flush buffer of
+// Triton's benchmarking beside the 32 MiB cuBLAS workspace) they hold both. Also in windows of
+// several entries, and with a trace starting mid-life (blocks older than it count as unknown).
+TEST(SnapshotStory, CategoryBytesAddUpToTheAllocatedBytesOfEveryStep)
+{
+    for (const char* file : { "compile/c_ind_static.pickle", "snapshots/a_default.pickle" })
+        for (size_t maxSteps : { size_t(100000), size_t(97) }) {
+            const Snapshot snap = load(file);
+            SnapshotRunOptions options;
+            options.maxSteps = maxSteps;
+            auto run = snapshotAsRun(snap, 0, options);
+            ASSERT_TRUE(run.ok()) << file;
+            ASSERT_FALSE(run->sim.categories.empty());
+            EXPECT_EQ(run->sim.categories.back(), "unknown");
+            for (const auto& e : run->sim.events) {
+                ASSERT_EQ(e.categoryBytes.size(), run->sim.categories.size()) << file << " event " << e.index;
+                uint64_t sum = 0;
+                for (uint64_t b : e.categoryBytes)
+                    sum += b;
+                ASSERT_EQ(sum, e.deviceAllocated) << file << " event " << e.index;
+            }
+        }
+    const Snapshot snap = load("compile/c_ind_static.pickle");
+    auto run = snapshotAsRun(snap, 0);
+    ASSERT_TRUE(run.ok());
+    const auto at = [&](const std::string& category, size_t event) -> uint64_t {
+        const auto& c = run->sim.categories;
+        auto it = std::find(c.begin(), c.end(), category);
+        return it == c.end() ? 0 : run->sim.events[event].categoryBytes[size_t(it - c.begin())];
+    };
+    EXPECT_GE(at("autotuning", 209), uint64_t(62914560));
+    EXPECT_EQ(at("library workspace", 209), uint64_t(33554432));
 }
 
 // ring_buffer.pickle (tests/data/snapshots, make_snapshot_fixtures.py): the trace starts mid-life; the

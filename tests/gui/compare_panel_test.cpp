@@ -202,7 +202,7 @@ void ComparePanelTest::recordingBesideSimulation()
     int paired = -1;
     for (int r = 0; r < model.rowCount(); ++r) {
         const QString metric = model.index(r, gui::ComparisonModel::MetricColumn).data().toString();
-        if (metric.startsWith("graph_1's pool ~ pool (0, 1) [torch.cuda.graph capture")
+        if (metric.startsWith("graph_1's pool ~ pool (0, 1) [graph_pool_handle() pool of 1 torch.cuda.graph capture")
             && metric.endsWith(" peak reserved"))
             paired = r;
     }
