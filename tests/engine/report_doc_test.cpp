@@ -12,6 +12,18 @@
 
 using engine::report::ReportInput;
 using testing::HasSubstr;
+
+namespace {
+/// A run of a report, its other fields (passes, drawings, notes) empty.
+engine::report::ReportRun run(const engine::runtime::Simulation* sim, const std::string& label, std::string config = {})
+{
+    engine::report::ReportRun r;
+    r.sim = sim;
+    r.label = label;
+    r.configJson = std::move(config);
+    return r;
+}
+} // namespace
 using testing::Not;
 
 namespace {
@@ -38,7 +50,7 @@ TEST(ReportDoc, JsonHoldsTheRunsFacts)
     ReportInput in;
     in.title = "two samples";
     in.generator = "test";
-    in.runs = { { &s.held, "sample 07", {} }, { &s.cloned, "sample 08", {} } };
+    in.runs = { run(&s.held, "sample 07"), run(&s.cloned, "sample 08") };
     const auto j = nlohmann::json::parse(engine::report::reportJson(in));
     EXPECT_EQ(j["format"], "aclgraph-inspector-report");
     EXPECT_EQ(j["version"], 1);
@@ -63,8 +75,9 @@ TEST(ReportDoc, JsonHoldsTheRunsFacts)
     EXPECT_THAT(nonDefault(j["runs"][1]), testing::Contains("debug.aclgraph.enable_output_clone"));
     // Both spellings of each option.
     for (const auto& o : held["options"])
-        if (o["name"] == "debug.aclgraph.clone_input")
+        if (o["name"] == "debug.aclgraph.clone_input") {
             EXPECT_EQ(o["npugraph_ex"], "clone_input");
+        }
     EXPECT_FALSE(j.contains("comparison"));
 }
 
@@ -76,7 +89,7 @@ TEST(ReportDoc, AStoredRunsConfigJsonWins)
     bare.options = {};
     const std::string config = engine::report::simulationConfigJson(s.cloned.options);
     ReportInput in;
-    in.runs = { { &bare, "stored", config } };
+    in.runs = { run(&bare, "stored", config) };
     const auto j = nlohmann::json::parse(engine::report::reportJson(in));
     bool clone = false;
     for (const auto& o : j["runs"][0]["options"])
@@ -93,7 +106,7 @@ TEST(ReportDoc, MarkdownShowsTheSameFacts)
         engine::report::runConfigPairs(s.held.options), engine::report::runConfigPairs(s.cloned.options));
     ReportInput in;
     in.title = "held outputs";
-    in.runs = { { &s.held, "sample 07", {} } };
+    in.runs = { run(&s.held, "sample 07") };
     in.comparison = &comparison;
     auto md = engine::report::reportMarkdown(engine::report::reportJson(in));
     ASSERT_TRUE(md.ok()) << md.error().toString();
@@ -128,7 +141,7 @@ TEST(ReportDoc, HtmlIsOneSelfContainedPageOfTheSameFacts)
         engine::report::runConfigPairs(s.held.options), engine::report::runConfigPairs(s.cloned.options));
     ReportInput in;
     in.title = "held & cloned";
-    in.runs = { { &s.held, "sample 07", {} } };
+    in.runs = { run(&s.held, "sample 07") };
     in.comparison = &comparison;
     auto html = engine::report::reportHtml(engine::report::reportJson(in));
     ASSERT_TRUE(html.ok()) << html.error().toString();

@@ -46,7 +46,11 @@ Snapshot randomHistory(unsigned seed, size_t entries, size_t keep)
     TraceList trace;
     Snapshot s;
     s.path = "random-" + std::to_string(seed) + ".pickle";
-    s.frames.push_back({ "/work/model.py", 10, "forward" });
+    Frame frame;
+    frame.filename = "/work/model.py";
+    frame.line = 10;
+    frame.name = "forward";
+    s.frames.push_back(frame);
     s.stacks.push_back({ 0 });
     const PoolId pools[] = { PoolId { 0, 0 }, PoolId { 1, 0 } };
     auto push = [&](TraceAction a, uint64_t addr, uint64_t size, PoolId pool) {
@@ -171,10 +175,10 @@ SnapshotRun checkAgainstFullReplay(
     options.maxSteps = maxSteps;
     auto run = snapshotAsRun(s, device, options);
     EXPECT_TRUE(run.ok()) << (run.ok() ? "" : run.error().toString());
-    auto replayed = oracle ? Result<TraceTimeline>(TraceTimeline {}) : replayTrace(s, device);
+    auto replayed = oracle ? Result<TraceTimeline>(TraceTimeline()) : replayTrace(s, device);
     EXPECT_TRUE(replayed.ok());
     if (!run.ok() || !replayed.ok())
-        return {};
+        return SnapshotRun();
     const TraceTimeline* full = oracle ? oracle : &replayed.value();
     const size_t n = size_t(full->timeline.eventCount());
     const size_t window = n > maxSteps ? (n + maxSteps - 1) / maxSteps : 1;
