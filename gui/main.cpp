@@ -17,7 +17,7 @@ int main(int argc, char** argv)
     // quit. `--select LABEL`: pick the project item with that label first (a graph opens in the
     // Graph view, a run in the stepper, a cache entry in the Cache view). `--step N`: the run shown
     // is at event N (`--step peak`: at its peak reserved memory). `--filter TEXT`: the memory
-    // breakdown's frame filter. `--node NAME`: select that node of the graph shown (the Inspector details it).
+    // breakdown's frame filter; `--breakdown category|owner|site`: what it groups by. `--node NAME`: select that node of the graph shown (the Inspector details it).
     // `--dock TITLE` (repeatable): bring that view's dock to the front. `--tab TEXT` (repeatable):
     // then make the tab with that text current in the views' tab widgets (the Passes view's "Diff").
     gui::ScreenshotRequest shot;
@@ -33,6 +33,8 @@ int main(int argc, char** argv)
             shot.step = value == "peak" ? gui::ScreenshotRequest::kPeak : value.toInt();
         else if (a == "--filter")
             shot.filter = value;
+        else if (a == "--breakdown")
+            shot.breakdown = value;
         else if (a == "--node")
             shot.node = value;
         else if (a == "--dock")

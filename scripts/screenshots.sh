@@ -59,6 +59,20 @@ shot cache-browser.png "$work/cache.aclgi" --select decode --dock Cache
 # Memory view per pool, beside sample 07's simulated run in the same project.
 "$app" import tests/data/snapshots/graph_pools.pickle --db "$work/snapshot.aclgi" --quiet
 shot memory-snapshot.png "$work/snapshot.aclgi" --select "#1 memory snapshot graph_pools.pickle, device 0" --step 9 --dock Memory
+# The real CUDA Graph Trees decoder (tests/data/real/compile: PyTorch 2.11 on an H200) with the
+# TORCH_TRACE of the same run: at its peak reserved memory, the breakdown by category; after the
+# last re-recording, the graph pool's owners (recordings, warm-ups, static input copies, cuBLAS
+# workspace) by owner; each also on a 1366x768 screen.
+"$app" import tests/data/real/compile/c_ind_static.pickle tests/data/real/compile/c_trace.log \
+    --db "$work/decoder-snapshot.aclgi" --quiet
+decoder_run="#1 memory snapshot c_ind_static.pickle, device 0"
+shot snapshot-peak.png "$work/decoder-snapshot.aclgi" --select "$decoder_run" --step peak --dock Memory
+SCREEN=1366x768 shot snapshot-peak-1366.png "$work/decoder-snapshot.aclgi" --select "$decoder_run" --step peak \
+    --dock Memory
+shot snapshot-owners.png "$work/decoder-snapshot.aclgi" --select "$decoder_run" --step 9194 --breakdown owner \
+    --dock Memory
+SCREEN=1366x768 shot snapshot-owners-1366.png "$work/decoder-snapshot.aclgi" --select "$decoder_run" --step 9194 \
+    --breakdown owner --dock Memory
 # A long recording (about 320,000 trace entries): stored as at most 100,000 steps, 4 entries to a step.
 python3 tests/data/snapshots/make_snapshot_fixtures.py --large "$work/long.pickle" --mib 20
 "$app" import "$work/long.pickle" --db "$work/long.aclgi" --quiet

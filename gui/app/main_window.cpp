@@ -244,6 +244,23 @@ void MainWindow::connectViews()
                     { m_docks["Compiles"], m_docks["Memory"] }, { width() * 2 / 3, width() / 3 }, Qt::Horizontal);
         }
     });
+    // A recording has no FX graph to draw: the first time one is shown, its memory gets the room
+    // (most of the window's height for the bottom row, most of that row for the Memory dock).
+    connect(m_runtimePanel, &RuntimePanel::runShown, this, [this] {
+        const storage::StoredRun* run = m_runtimePanel->run();
+        if (!run || run->sim.origin.kind != engine::runtime::RunOriginKind::Recorded)
+            return;
+        const QString key = m_projectPath + "#" + QString::number(run->row.id);
+        if (m_roomGivenFor == key)
+            return;
+        m_roomGivenFor = key;
+        QDockWidget* runtime = m_docks["Runtime"];
+        QDockWidget* memory = m_docks["Memory"];
+        if (runtime->isFloating() || memory->isFloating() || dockWidgetArea(runtime) != dockWidgetArea(memory))
+            return;
+        resizeDocks({ memory }, { height() * 3 / 5 }, Qt::Vertical);
+        resizeDocks({ runtime, memory }, { width() / 4, width() * 3 / 4 }, Qt::Horizontal);
+    });
     connect(m_compilesPanel, &CompilesPanel::graphActivated, this, [this](const QString& kind, qlonglong id) {
         if (selectProjectItem(kind, id))
             m_docks["Passes"]->raise(); // the compile's stages

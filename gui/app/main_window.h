@@ -126,6 +126,7 @@ private:
     ComparePanel* m_comparePanel = nullptr;
     CompilesPanel* m_compilesPanel = nullptr;
     QString m_compilesRaisedFor; ///< the project whose compiles were brought to the front once
+    QString m_roomGivenFor; ///< "project#run" of the recording whose memory was given the room once
     std::map<QString, QDockWidget*> m_docks; ///< by title
     std::vector<QAction*> m_goActions; ///< "go to view" (Ctrl+digit), in dock order
     QByteArray m_defaultState; ///< the layout before any saved one was restored

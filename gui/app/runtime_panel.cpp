@@ -158,7 +158,7 @@ RuntimePanel::RuntimePanel(QWidget* parent)
     memorySplit->addWidget(m_breakdown);
     memorySplit->setStretchFactor(0, 1);
     memorySplit->setStretchFactor(1, 0);
-    memorySplit->setSizes({ 640, 260 });
+    memorySplit->setSizes({ 560, 340 });
     memoryLayout->addWidget(memorySplit, 1);
     memoryLayout->addWidget(m_chart);
     connect(m_breakdown, &MemoryBreakdown::filterChanged, m_memory, &MemoryView::setHighlight);

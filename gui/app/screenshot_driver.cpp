@@ -33,6 +33,10 @@ ScreenshotDriver::ScreenshotDriver(MainWindow& window, ScreenshotRequest request
                                                                   : m_request.step);
         if (!m_request.filter.isEmpty())
             panel->memoryBreakdown()->setFilter(m_request.filter);
+        if (m_request.breakdown == "owner")
+            panel->memoryBreakdown()->setGroupBy(MemoryBreakdown::GroupBy::Owner);
+        else if (m_request.breakdown == "site")
+            panel->memoryBreakdown()->setGroupBy(MemoryBreakdown::GroupBy::Site);
     });
 }
 

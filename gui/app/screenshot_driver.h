@@ -16,6 +16,7 @@ struct ScreenshotRequest {
     static constexpr int kPeak = -2; ///< `step`: the event of the run's peak reserved memory
     int step = 0; ///< event of the selected run to show
     QString filter; ///< the memory breakdown's frame filter
+    QString breakdown; ///< what the memory breakdown groups by: "category" (default), "owner", "site"
     QString node; ///< node of the shown graph to select (the Inspector shows it)
     QStringList docks; ///< dock titles to bring to the front, in order
     QStringList tabs; ///< then the tabs (by text) to make current in every QTabWidget that has one
