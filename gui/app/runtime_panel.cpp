@@ -134,7 +134,9 @@ RuntimePanel::RuntimePanel(QWidget* parent)
     inputsLabel->setObjectName("runtimeInputsLabel");
     detailsLayout->addWidget(inputsLabel);
     detailsLayout->addWidget(m_inputs, 1);
-    detailsLayout->addWidget(new QLabel("TorchAir log"));
+    m_logLabel = new QLabel("TorchAir log");
+    m_logLabel->setObjectName("runtimeLogLabel");
+    detailsLayout->addWidget(m_logLabel);
     detailsLayout->addWidget(m_log, 1);
     connect(this, &RuntimePanel::stepChanged, inputsLabel, [this, inputsLabel] {
         const bool update = currentEvent() && currentEvent()->kind == engine::runtime::EventKind::InputUpdate;
@@ -296,6 +298,10 @@ void RuntimePanel::showLoaded(const std::shared_ptr<const Loaded>& loaded)
         return;
     }
     m_title->setText(runTitle(m_run->row));
+    // A recording prints no TorchAir log: its steps are the file's trace entries.
+    const bool recorded = m_run->sim.origin.kind == engine::runtime::RunOriginKind::Recorded;
+    m_logLabel->setVisible(!recorded);
+    m_log->setVisible(!recorded);
     if (events == 0) {
         m_position->setText("no events");
         m_memory->clear("The run has no events.");

@@ -105,6 +105,7 @@ private:
     QLabel* m_summary;
     QTableWidget* m_inputs;
     QPlainTextEdit* m_log;
+    QLabel* m_logLabel = nullptr;
     MemoryView* m_memory;
     MemoryChart* m_chart;
     MemoryBreakdown* m_breakdown;

@@ -3,6 +3,7 @@
 // storage::memoryAt), call jumps, play to the end, keyboard shortcuts, a clicked block naming its
 // owner, a run that does not exist. Saves a screenshot to /tmp/runtime_panel.png.
 #include "engine/scenario/load.h"
+#include "gui/app/memory_breakdown.h"
 #include "gui/app/memory_chart.h"
 #include "gui/app/memory_view.h"
 #include "gui/app/runtime_panel.h"
@@ -17,6 +18,7 @@
 #include <QStandardPaths>
 #include <QTableWidget>
 #include <QTemporaryDir>
+#include <QToolButton>
 #include <QtTest>
 
 namespace {
@@ -107,6 +109,7 @@ private slots:
     void keyboardShortcuts();
     void clickedBlockNamesItsOwner();
     void missingRunShowsAnError();
+    void recordingShowsTimeLayersAndPeak();
     void screenshot();
 
 private:
@@ -377,6 +380,44 @@ void RuntimePanelTest::missingRunShowsAnError()
     QVERIFY(!panel.errorText().isEmpty());
     // And a good run after that shows.
     open(panel, m_kv);
+}
+
+// A real recording (a_default.pickle: PyTorch 2.11, torch.cuda.graph captures): no TorchAir log,
+// the chart on its time_us axis with the allocated bytes stacked by owner category, the breakdown
+// of the step shown, and the Peak button at the highest reserved memory.
+void RuntimePanelTest::recordingShowsTimeLayersAndPeak()
+{
+    const QString project = m_dir.filePath("recording.aclgi");
+    auto imported = storage::importPaths(
+        project.toStdString(), { std::string(ACLGI_SOURCE_DIR) + "/tests/data/real/snapshots/a_default.pickle" });
+    QVERIFY(imported.ok());
+    auto db = storage::openProject(project.toStdString());
+    QVERIFY(db.ok());
+    auto runs = storage::listRuns(*db);
+    QVERIFY(runs.ok() && runs->size() == 1);
+    gui::RuntimePanel panel;
+    panel.resize(1200, 700);
+    panel.show();
+    QSignalSpy shown(&panel, &gui::RuntimePanel::runShown);
+    panel.showRun(project, runs->front().id);
+    QVERIFY(shown.wait(20000));
+    QVERIFY2(panel.errorText().isEmpty(), qPrintable(panel.errorText()));
+    QVERIFY(!panel.findChild<QLabel*>("runtimeLogLabel")->isVisible());
+    QVERIFY(!panel.findChild<QPlainTextEdit*>("runtimeLog")->isVisible());
+    gui::MemoryChart* chart = panel.memoryChart();
+    QVERIFY(chart->hasTime());
+    QVERIFY(chart->hasLayers());
+    // The Peak button: the event of the highest reserved memory (174,063,616 bytes, the real
+    // allocator's reserved_bytes.all.peak in a_default.jsonl).
+    auto* peak = panel.findChild<QToolButton*>("runtimePeak");
+    QVERIFY(peak);
+    QSignalSpy memory(&panel, &gui::RuntimePanel::memoryShown);
+    peak->click();
+    QCOMPARE(panel.step(), chart->peakReservedEvent());
+    QCOMPARE(panel.currentEvent()->deviceReserved, uint64_t(174063616));
+    QVERIFY(memory.count() > 0 || memory.wait(20000));
+    QVERIFY(!panel.memoryBreakdown()->rows().empty());
+    QCOMPARE(panel.memoryBreakdown()->total(), panel.currentEvent()->deviceAllocated);
 }
 
 void RuntimePanelTest::screenshot()
