@@ -76,10 +76,13 @@ void MemoryBreakdown::setMemory(std::shared_ptr<const std::vector<engine::runtim
 
 void MemoryBreakdown::setGroupBy(GroupBy by)
 {
+    const bool changed = by != m_by;
     m_by = by;
     if (m_groupBy->currentIndex() != int(by))
         m_groupBy->setCurrentIndex(int(by));
     rebuild();
+    if (changed)
+        emit groupByChanged(by);
 }
 
 void MemoryBreakdown::setFilter(const QString& text)

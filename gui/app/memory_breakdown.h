@@ -47,6 +47,8 @@ public:
 signals:
     /// The filter changed: the Memory view marks the blocks whose owner matches (empty: none).
     void filterChanged(const QString& text);
+    /// What the rows group by changed.
+    void groupByChanged(gui::MemoryBreakdown::GroupBy by);
 
 private:
     void rebuild();

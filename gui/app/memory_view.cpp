@@ -118,12 +118,16 @@ std::vector<std::string> categoriesOf(const engine::runtime::Simulation* sim)
 
 /// The legend's entries laid out left to right, wrapping at `width`: the owner kinds, or a
 /// recording's categories when it has them.
-std::vector<LegendItem> legendItems(const QFont& font, int width, const std::vector<std::string>& categories)
+std::vector<LegendItem> legendItems(
+    const QFont& font, int width, const std::vector<std::string>& categories, const QString& perColour = {})
 {
     std::vector<LegendItem> items;
+    if (!perColour.isEmpty()) // colours by hash: one legend line says what they stand for
+        items.push_back({ QColor::fromHsv(200, 120, 220), perColour, false, {} });
     for (const auto& c : categories)
-        items.push_back({ recordedCategoryColor(c), QString::fromStdString(c), false, {} });
-    if (categories.empty())
+        if (perColour.isEmpty())
+            items.push_back({ recordedCategoryColor(c), QString::fromStdString(c), false, {} });
+    if (categories.empty() && perColour.isEmpty())
         for (auto k : legendKinds())
             items.push_back({ ownerKindColor(k), legendName(k), false, {} });
     items.push_back({ freeBlockColor(), "free", false, {} });
@@ -140,6 +144,21 @@ std::vector<LegendItem> legendItems(const QFont& font, int width, const std::vec
         x += w + 10;
     }
     return items;
+}
+
+QString perColourText(MemoryView::ColourBy by)
+{
+    switch (by) {
+    case MemoryView::ColourBy::Owner:
+        return "a colour per owner";
+    case MemoryView::ColourBy::Site:
+        return "a colour per allocation site";
+    case MemoryView::ColourBy::Allocation:
+        return "a colour per allocation";
+    case MemoryView::ColourBy::Category:
+        break;
+    }
+    return {};
 }
 
 QFont smallFont(const QFont& base)
@@ -216,6 +235,14 @@ void MemoryView::setSimulation(std::shared_ptr<const engine::runtime::Simulation
     m_sim = std::move(sim);
     m_categories = categoriesOf(m_sim.get());
     clear(m_sim ? "Reading memory ..." : "No run.");
+}
+
+void MemoryView::setColourBy(ColourBy by)
+{
+    if (by == m_colourBy)
+        return;
+    m_colourBy = by;
+    update();
 }
 
 void MemoryView::setHighlight(const QString& text)
@@ -304,7 +331,7 @@ void MemoryView::layoutRows()
     const int barLeft = kMargin + kLabelWidth;
     const int barWidth = std::max(100, width() - barLeft - kMargin);
     const double scale = double(barWidth) / double(largest);
-    const auto legend = legendItems(smallFont(font()), width(), m_categories);
+    const auto legend = legendItems(smallFont(font()), width(), m_categories, perColourText(m_colourBy));
     m_top = legend.back().rect.bottom() + 1 + 6;
     int y = m_top;
     for (int pi = 0; pi < int(pools.size()); ++pi) {
@@ -419,7 +446,7 @@ void MemoryView::paintEvent(QPaintEvent*)
     const QFont small = smallFont(font());
     // Legend, in as many lines as the width needs.
     p.setFont(small);
-    for (const auto& item : legendItems(small, width(), m_categories)) {
+    for (const auto& item : legendItems(small, width(), m_categories, perColourText(m_colourBy))) {
         const QRect r(item.rect.left(), item.rect.top() + 4, 12, 12);
         p.fillRect(r, item.fill);
         if (item.hatched)
@@ -474,6 +501,13 @@ void MemoryView::paintEvent(QPaintEvent*)
             : owner->kind == engine::runtime::OwnerKind::Recorded && !owner->category.empty()
             ? recordedCategoryColor(owner->category)
             : ownerKindColor(owner->kind);
+        if (b.allocated && owner && m_colourBy != ColourBy::Category) {
+            // A stable colour of its own per owner name, site or allocation (hue from a hash).
+            const uint qkey = m_colourBy == ColourBy::Allocation ? qHash(qulonglong(b.owner))
+                : m_colourBy == ColourBy::Owner                  ? qHash(QString::fromStdString(owner->graph))
+                                                                 : qHash(QString::fromStdString(owner->tensor));
+            fill = QColor::fromHsv(int(qkey % 360), 120 + int(qkey / 360 % 80), 200 + int(qkey / 29000 % 40));
+        }
         const bool marked = !m_highlight.isEmpty() && b.allocated && owner && ownerMatches(*owner, m_highlight);
         if (!m_highlight.isEmpty() && !marked) // faded: not what the filter looks for
             fill = QColor((fill.red() + 3 * 255) / 4, (fill.green() + 3 * 255) / 4, (fill.blue() + 3 * 255) / 4);

@@ -38,6 +38,11 @@ public:
     void setMemory(int event, std::shared_ptr<const std::vector<engine::runtime::PoolSnapshot>> pools);
     /// Greys what is shown (the previous step) while the current one is being read.
     void setStale(bool stale);
+    /// How blocks are coloured: by owner kind or a recording's category (the legend's colours), or
+    /// one colour per owner name, per allocation site, or per allocation (as memory_viz does).
+    enum class ColourBy { Category, Owner, Site, Allocation };
+    void setColourBy(ColourBy by);
+    ColourBy colourBy() const { return m_colourBy; }
     /// Marks the blocks whose owner matches `text` (gui::ownerMatches) and fades the others; empty:
     /// none marked.
     void setHighlight(const QString& text);
@@ -86,6 +91,7 @@ private:
     std::shared_ptr<const engine::runtime::Simulation> m_sim;
     std::vector<std::string> m_categories; ///< a recording's owner categories, for the legend
     QString m_highlight;
+    ColourBy m_colourBy = ColourBy::Category;
     std::shared_ptr<const std::vector<engine::runtime::PoolSnapshot>> m_pools;
     QString m_message;
     int m_event = -1;

@@ -164,6 +164,12 @@ RuntimePanel::RuntimePanel(QWidget* parent)
     memoryLayout->addWidget(memorySplit, 1);
     memoryLayout->addWidget(m_chart);
     connect(m_breakdown, &MemoryBreakdown::filterChanged, m_memory, &MemoryView::setHighlight);
+    // Blocks take the colours of what the breakdown groups by: categories, or one per owner or site.
+    connect(m_breakdown, &MemoryBreakdown::groupByChanged, m_memory, [this](MemoryBreakdown::GroupBy by) {
+        m_memory->setColourBy(by == MemoryBreakdown::GroupBy::Owner ? MemoryView::ColourBy::Owner
+                : by == MemoryBreakdown::GroupBy::Site              ? MemoryView::ColourBy::Site
+                                                                    : MemoryView::ColourBy::Category);
+    });
 
     auto* splitter = new QSplitter(Qt::Horizontal);
     splitter->addWidget(details);

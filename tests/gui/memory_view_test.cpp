@@ -16,6 +16,7 @@ private slots:
     void hoverShowsEvidenceAndTheWholeStack();
     void simulatedRunsKeepTheOwnerKinds();
     void breakdownByCategoryOwnerAndSite();
+    void colourPerOwnerSiteOrAllocation();
     void frameFilterKeepsMatchingOwnersAndMarksTheirBlocks();
 };
 
@@ -128,6 +129,28 @@ void MemoryViewTest::breakdownByCategoryOwnerAndSite()
     QCOMPARE(b.rows().size(), size_t(1)); // both made at model.py:42 forward
     QCOMPARE(b.rows()[0].bytes, 16 * MiB);
     QCOMPARE(b.rows()[0].blocks, 2);
+}
+
+void MemoryViewTest::colourPerOwnerSiteOrAllocation()
+{
+    gui::MemoryView view;
+    view.resize(900, 300);
+    view.setSimulation(recording());
+    view.setMemory(0, memory());
+    view.show();
+    const QRect a = view.blockRect(0, 0, 0), b = view.blockRect(0, 0, 1);
+    // Two owners (a recording and an autotuning buffer): two colours, none of them a category's.
+    view.setColourBy(gui::MemoryView::ColourBy::Owner);
+    QVERIFY(colourAt(view, a) != colourAt(view, b));
+    QVERIFY(colourAt(view, a) != gui::recordedCategoryColor("graph tensor"));
+    // One site (both made at model.py:42): one colour.
+    view.setColourBy(gui::MemoryView::ColourBy::Site);
+    QCOMPARE(colourAt(view, a), colourAt(view, b));
+    // Two allocations: two colours.
+    view.setColourBy(gui::MemoryView::ColourBy::Allocation);
+    QVERIFY(colourAt(view, a) != colourAt(view, b));
+    view.setColourBy(gui::MemoryView::ColourBy::Category);
+    QCOMPARE(colourAt(view, a), gui::recordedCategoryColor("graph tensor"));
 }
 
 void MemoryViewTest::frameFilterKeepsMatchingOwnersAndMarksTheirBlocks()
