@@ -448,8 +448,17 @@ void MemoryChart::paintEvent(QPaintEvent*)
         }
     }
     const bool zoomed = m_first > 0 || m_last < int(m_reserved.size()) - 1;
-    QString right = zoomed ? QString("events %1–%2 of %3").arg(m_first + 1).arg(m_last + 1).arg(m_reserved.size())
-                           : QString("%1 events").arg(m_reserved.size());
+    QString right = QString("%1 events").arg(m_reserved.size());
+    if (zoomed) { // the range shown: its span and its own peak
+        int top = m_first;
+        for (int i = m_first; i <= m_last; ++i)
+            if (m_reserved[size_t(i)] > m_reserved[size_t(top)])
+                top = i;
+        right = QString("events %1–%2 of %3").arg(m_first + 1).arg(m_last + 1).arg(m_reserved.size());
+        if (m_hasTime)
+            right += QString(" (%1)").arg(axisLabel(axisValue(m_last) - axisValue(m_first)).mid(1));
+        right += QString(", highest %1 at event %2").arg(formatBytes(m_reserved[size_t(top)])).arg(top + 1);
+    }
     right += m_hasTime ? ", time since the first" : ", by event";
     p.drawText(QRect(r.left(), r.bottom() + 17, r.width(), 16), Qt::AlignRight | Qt::AlignVCenter, right);
 }
