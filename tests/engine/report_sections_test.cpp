@@ -73,7 +73,9 @@ TEST(ReportSections, PassesAreThePassesCommandsJson)
 
     ReportInput in;
     in.title = "passes";
-    in.runs = { { &s.sim, "sample 07", {} } };
+    in.runs.emplace_back();
+    in.runs.back().sim = &s.sim;
+    in.runs.back().label = "sample 07";
     const std::string name = s.sim.graphs.front().name;
     in.runs[0].passes[name] = s.passes.passes;
     in.runs[0].drawings[name] = { int(g.nodes.size()), 1, false, kSvg };
@@ -116,7 +118,9 @@ TEST(ReportSections, AHandEditedDrawingWithScriptIsLeftOut)
 {
     PassedSample s;
     ReportInput in;
-    in.runs = { { &s.sim, "sample 07", {} } };
+    in.runs.emplace_back();
+    in.runs.back().sim = &s.sim;
+    in.runs.back().label = "sample 07";
     in.runs[0].drawings[s.sim.graphs.front().name]
         = { 3, 3, false, "<svg width=\"1\" height=\"1\" onload=\"alert(1)\"><script>alert(2)</script></svg>" };
     auto html = engine::report::reportHtml(engine::report::reportJson(in));
