@@ -18,6 +18,7 @@
 #include "engine/snapshot/snapshot_run.h"
 #include "storage/cache_store.h"
 #include "storage/graph_store.h"
+#include "storage/import_hints.h"
 #include "storage/project_db.h"
 #include "storage/run_store.h"
 #include "storage/store_util.h"
@@ -134,6 +135,8 @@ struct Payload {
         std::shared_ptr<const engine::snapshot::Snapshot> snapshot;
         std::vector<int> devices; ///< snapshotDevices
         std::vector<engine::snapshot::PoolSummary> pools; ///< summarizePools, every device's
+        /// The project's TORCH_TRACEs of the same run (import_hints.h); null when none.
+        std::shared_ptr<const engine::snapshot::SnapshotHints> hints;
     };
     std::optional<SnapshotItem> snapshot;
     /// A scenario's run under its own config (ImportOptions::simulateScenarios), with its memory.
@@ -392,6 +395,7 @@ Result<void> writeSnapshotRuns(
         const uint64_t entries = entriesOf(device);
         engine::snapshot::SnapshotRunOptions options;
         options.pools = &item.pools;
+        options.hints = item.hints.get();
         options.progress = [&](uint64_t done, uint64_t total) {
             return reporter.amount(before + (total ? std::min(done, total) * entries / total : 0), all, "entries");
         };
@@ -542,8 +546,12 @@ Result<std::string> contentHash(const std::string& path)
     return c->hash;
 }
 
-SourceResult importSource(
-    Database& db, const std::string& givenPath, const ImportOptions& options, size_t index, size_t count)
+namespace {
+
+/// importSource, with the traces the same importPaths call has read (`read`, may be null): a
+/// snapshot takes its hints from them and the project, a trace imported here is added to them.
+SourceResult importOne(Database& db, const std::string& givenPath, const ImportOptions& options, size_t index,
+    size_t count, ReadTraces* read)
 {
     const auto started = std::chrono::steady_clock::now();
     SourceResult result;
@@ -594,6 +602,17 @@ SourceResult importSource(
         return finish(cancelled ? SourceResult::Status::Cancelled : SourceResult::Status::Failed,
             cancelled ? "cancelled" : payload.error().toString());
     }
+    if (payload->snapshot) {
+        auto found = projectSnapshotHints(db, *payload->snapshot->snapshot, path, read, options.cancelled);
+        if (!found) {
+            const bool cancelled = found.error().code == ErrorCode::Cancelled;
+            return finish(cancelled ? SourceResult::Status::Cancelled : SourceResult::Status::Failed,
+                cancelled ? "cancelled" : found.error().toString());
+        }
+        payload->snapshot->hints = std::move(found->hints);
+        for (std::string& d : found->diagnostics)
+            payload->diagnostics.push_back(std::move(d));
+    }
     result.diagnostics = payload->diagnostics;
 
     reporter.phase("writing");
@@ -629,7 +648,17 @@ SourceResult importSource(
         result.sourceId = 0;
         return finish(SourceResult::Status::Failed, r.error().toString());
     }
+    if (read && payload->traces)
+        (*read)[result.sourceId] = payload->traces;
     return finish(SourceResult::Status::Imported);
+}
+
+} // namespace
+
+SourceResult importSource(
+    Database& db, const std::string& path, const ImportOptions& options, size_t index, size_t count)
+{
+    return importOne(db, path, options, index, count, nullptr);
 }
 
 ProgressWords progressWords(const ImportProgress& p)
@@ -686,17 +715,29 @@ Result<std::vector<SourceResult>> importPaths(
             results.push_back(std::move(skipped));
         }
     }
+    // Memory snapshots last, whatever the order given: their owners are named with the hints of
+    // the TORCH_TRACEs of the same run, those of this call included (import_hints.h). The results
+    // keep the order of the paths.
+    std::vector<size_t> order, snapshots;
     for (size_t i = 0; i < expanded.size(); ++i) {
-        if (i > 0 && options.cancelled && options.cancelled()) {
-            SourceResult r;
-            r.path = expanded[i];
-            r.status = SourceResult::Status::Cancelled;
-            r.message = "cancelled";
-            results.push_back(std::move(r));
+        auto d = engine::ingest::detectSource(expanded[i]);
+        (d && d->kind == SourceKind::MemorySnapshot ? snapshots : order).push_back(i);
+    }
+    order.insert(order.end(), snapshots.begin(), snapshots.end());
+    std::vector<SourceResult> imported(expanded.size());
+    ReadTraces read;
+    for (size_t k = 0; k < order.size(); ++k) {
+        const size_t i = order[k];
+        if (k > 0 && options.cancelled && options.cancelled()) {
+            imported[i].path = expanded[i];
+            imported[i].status = SourceResult::Status::Cancelled;
+            imported[i].message = "cancelled";
             continue;
         }
-        results.push_back(importSource(*db, expanded[i], options, i, expanded.size()));
+        imported[i] = importOne(*db, expanded[i], options, k, expanded.size(), &read);
     }
+    for (SourceResult& r : imported)
+        results.push_back(std::move(r));
     return results;
 }
 

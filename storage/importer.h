@@ -82,11 +82,14 @@ struct ImportOptions {
     bool simulateScenarios = false;
 };
 
-/// Imports `paths` in order into the project at `dbPath` (created when absent). Fails as a whole
-/// only when the database cannot be opened; each source has its own result.
+/// Imports `paths` in order into the project at `dbPath` (created when absent), except that memory
+/// snapshots come after every other path, so that their owners are named with the TORCH_TRACEs of
+/// the same run brought by the same call (import_hints.h; ImportProgress::source counts in that
+/// order). The results keep the order of `paths`. Fails as a whole only when the database cannot be
+/// opened; each source has its own result.
 Result<std::vector<SourceResult>> importPaths(
     const std::string& dbPath, const std::vector<std::string>& paths, const ImportOptions& options = {});
-/// One source into an open project.
+/// One source into an open project (a snapshot uses the project's traces, import_hints.h).
 SourceResult importSource(
     Database& db, const std::string& path, const ImportOptions& options = {}, size_t index = 0, size_t count = 1);
 

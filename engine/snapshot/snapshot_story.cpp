@@ -282,6 +282,11 @@ uint32_t Teller::cgtOwner(size_t i, const TraceEntry& e, const StackFacts& f, me
     StoryOwner& o = m_story.owners[id];
     if (o.evidence.empty()) {
         o.evidence = evidence;
+        if (m_hints && m_hints->moduleCompileId.count(f.module)) {
+            auto from = m_hints->moduleSource.find(f.module);
+            o.evidence += "; compile id " + compileId + " from the inductor_output_code record of " + f.module + " in "
+                + (from != m_hints->moduleSource.end() ? from->second : m_hints->source);
+        }
         o.module = f.module;
         o.compileId = compileId;
         o.userFrame = f.innerUser;

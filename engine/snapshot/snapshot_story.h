@@ -26,6 +26,9 @@ struct SnapshotHints {
     /// A generated Inductor module's file name ("c62wrtc....py", the inductor_output_code record's
     /// filename, folder dropped) -> its compile id ("0/1").
     std::map<std::string, std::string> moduleCompileId;
+    /// The same module -> the trace log whose inductor_output_code record named it (quoted in the
+    /// owners' evidence when several logs are merged).
+    std::map<std::string, std::string> moduleSource;
     /// One CUDAGraphNode.record chromium span: one recording of `compileId`, on the snapshot's
     /// clock (epoch microseconds, as time_us).
     struct Recording {

@@ -303,3 +303,36 @@ TEST(SnapshotStory, BlocksOlderThanTheTrace)
     EXPECT_EQ(b->byCategory[0].bytes, b->allocated);
     EXPECT_FALSE(breakdownAt(*snap, *story, snap->deviceTraces[0].size()).ok()); // beyond the trace
 }
+
+// Which trace is of the snapshot's run (storage/import_hints.h uses it): c_trace.log names all three
+// generated modules of c_ind_static; without its module records its CUDAGraphNode.record spans still
+// fall inside the snapshot's time range; two_functions.log, another run, matches neither way. Merged
+// hints keep which log named each module.
+TEST(SnapshotStory, SameRunEvidence)
+{
+    const Snapshot snap = load("compile/c_ind_static.pickle");
+    const engine::ingest::SnapshotRunMarks marks = engine::ingest::snapshotRunMarks(snap);
+    EXPECT_EQ(marks.modules.size(), 3u);
+    EXPECT_GT(marks.firstUs, 0);
+    EXPECT_LT(marks.firstUs, marks.lastUs);
+    const SnapshotHints own = hintsOf("compile/c_trace.log");
+    EXPECT_NE(engine::ingest::sameRunEvidence(own, marks).find("name 3 of the snapshot's 3 generated modules"),
+        std::string::npos);
+    SnapshotHints spansOnly = own;
+    spansOnly.moduleCompileId.clear();
+    EXPECT_NE(engine::ingest::sameRunEvidence(spansOnly, marks).find("CUDAGraphNode.record spans (5 of 5)"),
+        std::string::npos)
+        << engine::ingest::sameRunEvidence(spansOnly, marks);
+    const SnapshotHints other = hintsOf("trace/two_functions.log");
+    EXPECT_EQ(engine::ingest::sameRunEvidence(other, marks), "");
+
+    SnapshotHints merged = other;
+    engine::ingest::mergeHints(merged, own);
+    EXPECT_EQ(merged.recordings.size(), other.recordings.size() + own.recordings.size());
+    EXPECT_TRUE(std::is_sorted(merged.recordings.begin(), merged.recordings.end(),
+        [](const auto& a, const auto& b) { return a.beginUs < b.beginUs; }));
+    const std::string module = "c62wrtc32trn3jhwvqgrkz2awodbo674l2jyaz7ebfxrom66n7z6.py";
+    EXPECT_EQ(merged.moduleCompileId.at(module), "0/1");
+    EXPECT_NE(merged.moduleSource.at(module).find("c_trace.log"), std::string::npos);
+    EXPECT_NE(merged.source.find("two_functions.log, "), std::string::npos) << merged.source;
+}
