@@ -251,6 +251,12 @@ Result<void> streamSnapshotRun(
     SnapshotStory story;
     if (auto told = tellStory(snapshot, device, options.hints))
         story = std::move(told.value());
+    // The pools are named as the story names them: with the hints' compile ids where given.
+    for (runtime::PoolRecord& rec : header.pools)
+        if (const StoryPool* sp = story.pool(rec.pool); sp && sp->told && !rec.pool.isDefault()) {
+            rec.graphs = { sp->name };
+            graphOf[rec.pool] = sp->name;
+        }
     {
         static const char* const kOrder[] = { "graph tensor", "warm-up", "static input copy", "capture", "autotuning",
             "library workspace", "checkpoint restore", "compilation", "eager" };

@@ -137,6 +137,22 @@ TEST_F(ImportHints, TraceAndSnapshotInOneImportEitherOrder)
         EXPECT_TRUE(mentions(snap.diagnostics, "owners named with the hints of TORCH_TRACE source"));
         EXPECT_FALSE(mentions(snap.diagnostics, "compile ids unknown"));
         expectNamedByTrace(snapshotOwners(db));
+        // The graph pool is named with the compile ids too, not the modules' hashes.
+        auto project = openProject(db);
+        ASSERT_TRUE(project.ok());
+        auto runs = listRuns(*project);
+        ASSERT_TRUE(runs.ok() && runs->size() == 1u);
+        auto run = readRun(*project, runs->front().id);
+        ASSERT_TRUE(run.ok());
+        bool named = false;
+        for (const auto& p : run->sim.pools)
+            if (p.pool == engine::memory::PoolId { 0, 1 }) {
+                ASSERT_EQ(p.graphs.size(), 1u);
+                EXPECT_NE(p.graphs[0].find("compile 0/1"), std::string::npos) << p.graphs[0];
+                EXPECT_EQ(p.graphs[0].find("graph c"), std::string::npos) << p.graphs[0];
+                named = true;
+            }
+        EXPECT_TRUE(named);
     }
 }
 
