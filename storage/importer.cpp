@@ -16,6 +16,7 @@
 #include "engine/scenario/scenario.h"
 #include "engine/snapshot/memory_snapshot.h"
 #include "engine/snapshot/snapshot_run.h"
+#include "engine/snapshot/snapshot_story.h"
 #include "storage/cache_store.h"
 #include "storage/graph_store.h"
 #include "storage/import_hints.h"
@@ -137,6 +138,7 @@ struct Payload {
         std::vector<engine::snapshot::PoolSummary> pools; ///< summarizePools, every device's
         /// The project's TORCH_TRACEs of the same run (import_hints.h); null when none.
         std::shared_ptr<const engine::snapshot::SnapshotHints> hints;
+        std::vector<engine::snapshot::SnapshotStory> stories; ///< summarizePools', one per device
     };
     std::optional<SnapshotItem> snapshot;
     /// A scenario's run under its own config (ImportOptions::simulateScenarios), with its memory.
@@ -364,14 +366,21 @@ Result<void> readMemorySnapshot(const std::string& path, Payload& p, Reporter& r
     item.devices = engine::snapshot::snapshotDevices(*item.snapshot);
     if (item.devices.empty())
         p.diagnostics.push_back(path + ": warning: the snapshot holds no segment and no trace entry");
-    // Per-pool peaks and graphs, from one replay of every device's trace before anything is written.
+    p.snapshot = std::move(item); // summarized once its hints are known (summarizeSnapshot)
+    return {};
+}
+
+/// Per-pool peaks and names, and each device's story (told with the hints of the project's
+/// TORCH_TRACEs of the same run, once: the runs reuse it), before anything is written.
+Result<void> summarizeSnapshot(Payload::SnapshotItem& item, Reporter& reporter)
+{
     reporter.phase("summarizing");
     auto pools = engine::snapshot::summarizePools(
-        *item.snapshot, [&](uint64_t done, uint64_t total) { return reporter.amount(done, total, "entries"); });
+        *item.snapshot, [&](uint64_t done, uint64_t total) { return reporter.amount(done, total, "entries"); },
+        item.hints.get(), &item.stories);
     if (!pools)
         return pools.error();
     item.pools = std::move(pools.value());
-    p.snapshot = std::move(item);
     return {};
 }
 
@@ -396,6 +405,9 @@ Result<void> writeSnapshotRuns(
         engine::snapshot::SnapshotRunOptions options;
         options.pools = &item.pools;
         options.hints = item.hints.get();
+        for (const engine::snapshot::SnapshotStory& story : item.stories)
+            if (story.device == device)
+                options.story = &story;
         options.progress = [&](uint64_t done, uint64_t total) {
             return reporter.amount(before + (total ? std::min(done, total) * entries / total : 0), all, "entries");
         };
@@ -612,6 +624,11 @@ SourceResult importOne(Database& db, const std::string& givenPath, const ImportO
         payload->snapshot->hints = std::move(found->hints);
         for (std::string& d : found->diagnostics)
             payload->diagnostics.push_back(std::move(d));
+        if (auto r = summarizeSnapshot(*payload->snapshot, reporter); !r) {
+            const bool cancelled = reporter.cancelled() || r.error().code == ErrorCode::Cancelled;
+            return finish(cancelled ? SourceResult::Status::Cancelled : SourceResult::Status::Failed,
+                cancelled ? "cancelled" : r.error().toString());
+        }
     }
     result.diagnostics = payload->diagnostics;
 

@@ -215,6 +215,14 @@ std::vector<PoolSummary> summarizePools(const Snapshot& snapshot);
 /// entries; false cancels (ErrorCode::Cancelled).
 Result<std::vector<PoolSummary>> summarizePools(
     const Snapshot& snapshot, const std::function<bool(uint64_t done, uint64_t total)>& progress);
+struct SnapshotHints;
+struct SnapshotStory;
+/// The same, the pools named with `hints` (a TORCH_TRACE of the same run, snapshot_story.h; may be
+/// null); when `stories` is given, the story told for each device goes there (ascending device) so
+/// that a caller streaming the runs (SnapshotRunOptions::story) does not tell it again.
+Result<std::vector<PoolSummary>> summarizePools(const Snapshot& snapshot,
+    const std::function<bool(uint64_t done, uint64_t total)>& progress, const SnapshotHints* hints,
+    std::vector<SnapshotStory>* stories);
 
 /// The memory of one device over its trace.
 ///

@@ -78,6 +78,13 @@ std::vector<PoolSummary> summarizePools(const Snapshot& snapshot)
 Result<std::vector<PoolSummary>> summarizePools(
     const Snapshot& snapshot, const std::function<bool(uint64_t done, uint64_t total)>& progress)
 {
+    return summarizePools(snapshot, progress, nullptr, nullptr);
+}
+
+Result<std::vector<PoolSummary>> summarizePools(const Snapshot& snapshot,
+    const std::function<bool(uint64_t done, uint64_t total)>& progress, const SnapshotHints* hints,
+    std::vector<SnapshotStory>* stories)
+{
     // Work units: every trace entry undone and applied again, twice (the replay, then the story's).
     uint64_t total = 0, before = 0;
     for (size_t d = 0; d < snapshot.deviceTraces.size() && d < 65536; ++d)
@@ -127,12 +134,17 @@ Result<std::vector<PoolSummary>> summarizePools(
     for (int device : devices) {
         const size_t entries
             = size_t(device) < snapshot.deviceTraces.size() ? snapshot.deviceTraces[size_t(device)].size() : 0;
-        auto story = tellStory(snapshot, device, nullptr, [&](uint64_t done, uint64_t) { return tick(done); });
+        auto story = tellStory(snapshot, device, hints, [&](uint64_t done, uint64_t) { return tick(done); });
         before += 2 * uint64_t(entries);
         if (!story && story.error().code == ErrorCode::Cancelled)
             return story.error();
-        if (!story)
+        if (!story) {
+            if (stories) { // an untold story: the runs then name no owner from it, as before
+                stories->emplace_back();
+                stories->back().device = device;
+            }
             continue;
+        }
         for (const StoryPool& sp : story->pools) {
             auto it = pools.find(std::make_pair(device, sp.pool));
             if (it == pools.end())
@@ -141,6 +153,8 @@ Result<std::vector<PoolSummary>> summarizePools(
                 it->second.graph = sp.name;
             it->second.graphEvidence = sp.evidence;
         }
+        if (stories)
+            stories->push_back(std::move(story.value()));
     }
     std::vector<PoolSummary> out;
     for (auto& [key, p] : pools)

@@ -242,29 +242,33 @@ Result<void> streamSnapshotRun(
     if (auto known = detail::checkDevice(snapshot, device); !known)
         return known;
     std::vector<PoolSummary> computed;
-    if (!options.pools)
-        computed = summarizePools(snapshot);
+    std::vector<SnapshotStory> told; // the stories summarizePools tells, when it runs here
+    if (!options.pools) {
+        auto summarized = summarizePools(snapshot, {}, options.hints, options.story ? nullptr : &told);
+        if (!summarized)
+            return summarized.error();
+        computed = std::move(summarized.value());
+    }
     std::map<memory::PoolId, std::string> graphOf;
     runtime::Simulation header = runHeader(snapshot, device, options.pools ? *options.pools : computed, graphOf);
     // Every block's owner is named by the story (snapshot_story.h); its categories index the bytes
     // by category each step carries (Event::categoryBytes), in a fixed order, those present only.
-    SnapshotStory story;
-    if (auto told = tellStory(snapshot, device, options.hints))
-        story = std::move(told.value());
-    // The pools are named as the story names them: with the hints' compile ids where given.
-    for (runtime::PoolRecord& rec : header.pools)
-        if (const StoryPool* sp = story.pool(rec.pool); sp && sp->told && !rec.pool.isDefault()) {
-            rec.graphs = { sp->name };
-            graphOf[rec.pool] = sp->name;
-        }
+    // Told once per device: given by the caller, told by summarizePools above, or told here.
+    SnapshotStory ownStory;
+    const SnapshotStory* given = options.story;
+    for (const SnapshotStory& t : told)
+        if (!given && t.device == device)
+            given = &t;
+    if (!given)
+        if (auto t = tellStory(snapshot, device, options.hints))
+            ownStory = std::move(t.value());
+    const SnapshotStory& story = given ? *given : ownStory;
     {
-        static const char* const kOrder[] = { "graph tensor", "warm-up", "static input copy", "capture", "autotuning",
-            "library workspace", "checkpoint restore", "compilation", "eager" };
         std::set<std::string> present;
         for (const StoryOwner& o : story.owners)
             present.insert(o.category);
-        for (const char* c : kOrder)
-            if (present.erase(c))
+        for (const std::string& c : ownerCategoryOrder())
+            if (c != "unknown" && present.erase(c))
                 header.categories.push_back(c);
         present.erase("unknown");
         header.categories.insert(header.categories.end(), present.begin(), present.end()); // words added later

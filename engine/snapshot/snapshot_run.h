@@ -44,6 +44,9 @@ struct SnapshotRunOptions {
     const std::vector<PoolSummary>* pools = nullptr;
     /// Facts from a TORCH_TRACE of the same run for the owners' names (snapshot_story.h); may be null.
     const SnapshotHints* hints = nullptr;
+    /// The device's story when the caller told it already (summarizePools' `stories`, with these
+    /// hints): not told again. Null: told here.
+    const SnapshotStory* story = nullptr;
 };
 
 /// Device `device` of `snapshot` as a run, delivered step by step to `sink`: the header (pools with

@@ -624,6 +624,13 @@ Result<SnapshotStory> Teller::run()
 
 } // namespace
 
+const std::vector<std::string>& ownerCategoryOrder()
+{
+    static const std::vector<std::string> order { "graph tensor", "warm-up", "static input copy", "capture",
+        "autotuning", "library workspace", "checkpoint restore", "compilation", "eager", "unknown" };
+    return order;
+}
+
 const char* poolKindName(PoolKind k)
 {
     switch (k) {

@@ -47,6 +47,10 @@ enum class PoolKind {
     CudaGraphTrees, ///< the pool CUDA Graph Trees keeps per device (cudagraph_trees.py frames)
     Unknown, ///< a private pool whose allocations tell nothing more
 };
+/// StoryOwner::category's words in the order legends, charts and stored runs list them, "unknown"
+/// last (Simulation::categories keeps this order; the window colours them).
+const std::vector<std::string>& ownerCategoryOrder();
+
 const char* poolKindName(PoolKind k); ///< "default", "graph_pool_handle", "capture's own", ...
 
 /// Who a set of allocations belongs to.

@@ -153,14 +153,13 @@ void MemoryBreakdown::rebuild()
         item->setTextAlignment(1, Qt::AlignRight | Qt::AlignVCenter);
         item->setText(2, allocated ? QString("%1%").arg(100.0 * double(r.bytes) / double(allocated), 0, 'f', 1) : "-");
         item->setTextAlignment(2, Qt::AlignRight | Qt::AlignVCenter);
-        if (m_by == GroupBy::Category)
-            item->setIcon(0, [&] {
-                QPixmap swatch(10, 10);
-                const bool recorded = m_sim && std::any_of(m_sim->owners.begin(), m_sim->owners.end(),
-                    [&](const auto& o) { return QString::fromStdString(o.category) == r.name; });
-                swatch.fill(recorded ? recordedCategoryColor(r.name.toStdString()) : QColor(0xb0, 0xb0, 0xb0));
-                return QIcon(swatch);
-            }());
+        if (m_by == GroupBy::Category) { // the colour its blocks have in a recording
+            QPixmap swatch(10, 10);
+            swatch.fill(m_sim->origin.kind == engine::runtime::RunOriginKind::Recorded
+                    ? recordedCategoryColor(r.name.toStdString())
+                    : QColor(0xb0, 0xb0, 0xb0));
+            item->setIcon(0, QIcon(swatch));
+        }
     }
 }
 

@@ -2,6 +2,8 @@
 
 #include "gui/app/memory_breakdown.h"
 
+#include "engine/snapshot/snapshot_story.h"
+
 #include "engine/report/details.h"
 #include "engine/report/simulation_report.h"
 
@@ -10,6 +12,7 @@
 #include <QPainter>
 #include <QToolTip>
 #include <algorithm>
+#include <set>
 
 namespace gui {
 
@@ -84,35 +87,20 @@ struct LegendItem {
     QRect rect; ///< swatch and name
 };
 
-/// The categories of a recording's owners (engine/snapshot/snapshot_story.h), in legend order.
-const std::vector<std::string>& recordedCategories()
-{
-    static const std::vector<std::string> c { "graph tensor", "warm-up", "static input copy", "capture",
-        "autotuning", "library workspace", "checkpoint restore", "eager", "unknown" };
-    return c;
-}
-
-/// The categories a recording's owners have, in legend order; empty for a simulation (its legend is
-/// the owner kinds).
+/// The categories a recording's owners have, in the story's order (ownerCategoryOrder); empty for
+/// a simulation (its legend is the owner kinds).
 std::vector<std::string> categoriesOf(const engine::runtime::Simulation* sim)
 {
-    std::vector<bool> present(recordedCategories().size(), false);
-    std::vector<std::string> extra;
+    std::set<std::string> present;
     if (sim)
-        for (const auto& o : sim->owners) {
-            if (o.kind != engine::runtime::OwnerKind::Recorded || o.category.empty())
-                continue;
-            auto it = std::find(recordedCategories().begin(), recordedCategories().end(), o.category);
-            if (it != recordedCategories().end())
-                present[size_t(it - recordedCategories().begin())] = true;
-            else if (std::find(extra.begin(), extra.end(), o.category) == extra.end())
-                extra.push_back(o.category);
-        }
+        for (const auto& o : sim->owners)
+            if (o.kind == engine::runtime::OwnerKind::Recorded && !o.category.empty())
+                present.insert(o.category);
     std::vector<std::string> out;
-    for (size_t i = 0; i < present.size(); ++i)
-        if (present[i])
-            out.push_back(recordedCategories()[i]);
-    out.insert(out.end(), extra.begin(), extra.end());
+    for (const std::string& c : engine::snapshot::ownerCategoryOrder())
+        if (present.erase(c))
+            out.push_back(c);
+    out.insert(out.end(), present.begin(), present.end()); // words this build does not know, last
     return out;
 }
 

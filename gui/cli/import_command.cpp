@@ -140,7 +140,7 @@ int importCommand(const std::vector<std::string>& args, std::ostream& out, std::
     }
     int failed = 0;
     for (const storage::SourceResult& r : *results) {
-        out << describe(r) << "\n";
+        out << describe(r) << "\n" << std::flush; // before its diagnostics on stderr
         if (!quiet)
             for (const std::string& d : r.diagnostics)
                 err << d << "\n";

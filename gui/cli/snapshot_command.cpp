@@ -186,29 +186,28 @@ int snapshotCommand(const std::vector<std::string>& args, std::ostream& out, std
         }
         hints = engine::ingest::snapshotHints(*traces);
     }
+    // The pools named and each device's story told once, with the trace's compile ids when given.
+    std::vector<engine::snapshot::SnapshotStory> told;
+    auto summarized = engine::snapshot::summarizePools(*snap, {}, hints ? &*hints : nullptr, &told);
+    if (!summarized.ok()) {
+        err << "error: " << summarized.error().toString() << "\n";
+        return 1;
+    }
     std::vector<PoolSummary> pools;
-    for (PoolSummary& p : engine::snapshot::summarizePools(*snap))
+    for (PoolSummary& p : summarized.value())
         if (!device || p.device == *device)
             pools.push_back(std::move(p));
     std::vector<DeviceStory> stories;
-    for (int d : engine::snapshot::snapshotDevices(*snap)) {
-        if (device && d != *device)
+    for (engine::snapshot::SnapshotStory& s : told) {
+        if (device && s.device != *device)
             continue;
-        auto story = tellDeviceStory(*snap, d, hints ? &*hints : nullptr, atEntry);
+        auto story = explainStory(*snap, std::move(s), atEntry);
         if (!story.ok()) {
             err << "error: " << story.error().toString() << "\n";
             return 1;
         }
         stories.push_back(std::move(story.value()));
     }
-    // The pool table names pools as the stories do (with the trace's compile ids when given).
-    for (PoolSummary& p : pools)
-        for (const DeviceStory& d : stories)
-            if (d.story.device == p.device)
-                if (const auto* sp = d.story.pool(p.pool)) {
-                    p.graph = p.pool.isDefault() || !sp->told ? std::string() : sp->name;
-                    p.graphEvidence = sp->evidence;
-                }
     return writeResult(json ? toJson(*snap, pools, device, stories) : toText(*snap, pools, stories), outPath, out, err);
 }
 

@@ -65,14 +65,11 @@ nlohmann::json breakdownJson(const Breakdown& b)
 
 } // namespace
 
-engine::Result<DeviceStory> tellDeviceStory(const engine::snapshot::Snapshot& snapshot, int device,
-    const engine::snapshot::SnapshotHints* hints, std::optional<size_t> at)
+engine::Result<DeviceStory> explainStory(
+    const engine::snapshot::Snapshot& snapshot, engine::snapshot::SnapshotStory story, std::optional<size_t> at)
 {
     DeviceStory d;
-    auto story = engine::snapshot::tellStory(snapshot, device, hints);
-    if (!story)
-        return story.error();
-    d.story = std::move(story.value());
+    d.story = std::move(story);
     for (const auto& p : d.story.pools) {
         auto b = engine::snapshot::breakdownAt(snapshot, d.story, p.peakEntry, &p.pool);
         if (!b)

@@ -19,8 +19,8 @@ struct DeviceStory {
 };
 
 /// `at`: the 0-based trace entry to explain; none: the device's peak.
-engine::Result<DeviceStory> tellDeviceStory(const engine::snapshot::Snapshot& snapshot, int device,
-    const engine::snapshot::SnapshotHints* hints, std::optional<size_t> at);
+engine::Result<DeviceStory> explainStory(
+    const engine::snapshot::Snapshot& snapshot, engine::snapshot::SnapshotStory story, std::optional<size_t> at);
 std::string storyText(const DeviceStory& d);
 nlohmann::json storyJson(const DeviceStory& d);
 
