@@ -30,7 +30,7 @@ struct Error {
     std::string toString() const { return context.empty() ? message : context + ": " + message; }
 };
 
-template <typename T> class Result {
+template <typename T> class [[nodiscard]] Result {
 public:
     Result(T value)
         : m_v(std::move(value))
@@ -56,7 +56,7 @@ private:
 };
 
 /// Result of an operation that has no value.
-template <> class Result<void> {
+template <> class [[nodiscard]] Result<void> {
 public:
     Result() = default;
     Result(Error error)

@@ -98,7 +98,7 @@ void Simulator::releaseRef(int storage)
     st.freed = true;
     if (st.stale || st.bytes == 0)
         return; // a stale storage's deleter is a no-op: its memory already belongs to the pool
-    m_alloc.free(st.address);
+    mustSucceed(m_alloc.free(st.address));
     if (!st.pool.isDefault())
         m_poolStorageAt.erase(st.address);
 }
@@ -279,11 +279,11 @@ std::vector<int> Simulator::execute(RtGraph& g, const std::vector<int>& args, me
         if (auto w = node.workspaceBytes.eval(syms); w && w.value() > 0) {
             const uint64_t ws = allocate(pool, stream, uint64_t(w.value()), ownerOf(i, OwnerKind::Workspace));
             written(ws);
-            m_alloc.free(ws);
+            mustSucceed(m_alloc.free(ws));
         }
         for (int s : a.freeAfter[i])
             if (addr[s] && rt[s] < 0) {
-                m_alloc.free(addr[s]);
+                mustSucceed(m_alloc.free(addr[s]));
                 addr[s] = 0;
             }
     }

@@ -260,13 +260,13 @@ std::vector<int> Simulator::reconstructOutputs(RtGraph& g, KeyMeta& meta, CallRe
                     RtStorage& st = m_storages[s];
                     st.stale = false;
                     st.owner = owner(OwnerKind::Output, g.name, meta.key, st.label);
-                    m_alloc.setOwner(address, st.owner);
+                    mustSucceed(m_alloc.setOwner(address, st.owner));
                     m_poolStorageAt[address] = s;
                     g.staleStoragesPtr.insert(s);
                 }
                 for (const auto& ui : meta.userInputs)
                     if (ui.stagingAddress && created.count(ui.stagingAddress) && !rebuilt.count(ui.stagingAddress))
-                        m_alloc.free(ui.stagingAddress); // the rebuilt staging tensor dies at once
+                        mustSucceed(m_alloc.free(ui.stagingAddress)); // the rebuilt staging tensor dies at once
                 updatePeaks(g.pool);
                 if (logging())
                     log(LogLevel::Debug, text::afterReconstruct(g.name, meta.key, memState()));

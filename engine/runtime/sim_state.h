@@ -116,4 +116,13 @@ struct OutOfMemory : std::runtime_error {
     using std::runtime_error::runtime_error;
 };
 
+/// An allocator call that fails only when the simulator broke its own bookkeeping (freeing an address
+/// it never allocated, say): the simulation stops with an internal error rather than going on with a
+/// wrong memory map.
+inline void mustSucceed(const Result<void>& r)
+{
+    if (!r)
+        throw OutOfMemory("internal: " + r.error().toString());
+}
+
 } // namespace engine::runtime::detail
