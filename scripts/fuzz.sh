@@ -1,6 +1,15 @@
 #!/usr/bin/env bash
 # Usage: scripts/fuzz.sh TARGET SECONDS [libFuzzer options...]
 #        scripts/fuzz.sh TARGET merge
+#        scripts/fuzz.sh all MINUTES
+#
+# `all MINUTES` (the nightly run) fuzzes every target tests/fuzz/*_fuzz.cpp in turn for MINUTES
+# each. New inputs go to a scratch directory first; afterwards only those that add coverage to the
+# committed corpus are merged into it (libFuzzer -merge=1), so the corpus grows by what is new and
+# no more. A crash, leak, timeout or out-of-memory of one target is reported and the next target
+# still runs. The last lines are a table (target, runs, runs/s, new inputs kept, peak RSS, result)
+# and the exit status is non-zero if any target failed. FUZZ_JOBS=N runs N targets at once (default
+# 1: one core per target). The logs are in build-fuzz/logs/.
 #
 # Builds the libFuzzer binary build-fuzz/TARGET from tests/fuzz/TARGET_fuzz.cpp and the engine
 # sources with clang++ (-fsanitize=fuzzer,address,undefined; Debian's clang and libclang-rt-dev),
@@ -23,12 +32,66 @@ root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$root"
 
 if [[ $# -lt 2 ]]; then
-    sed -n '2,3p' "$0" | sed 's/^# //' >&2
+    sed -n '2,4p' "$0" | sed 's/^# //' >&2
     exit 2
 fi
 target=$1
 seconds=$2
 shift 2
+
+if [[ "$target" == all ]]; then
+    if [[ ! "$seconds" =~ ^[0-9]+$ || "$seconds" -lt 1 ]]; then
+        echo "fuzz.sh: all takes a whole number of MINUTES per target, not '$seconds'" >&2
+        exit 2
+    fi
+    minutes=$seconds
+    jobs_at_once=${FUZZ_JOBS:-1}
+    logs=build-fuzz/logs
+    mkdir -p "$logs"
+    mapfile -t all_targets < <(find tests/fuzz -maxdepth 1 -name '*_fuzz.cpp' -printf '%f\n' | sed 's/_fuzz\.cpp$//' | sort)
+    # Build every target first (one at a time: they share build-fuzz/obj/), with 1 second of fuzzing.
+    for t in "${all_targets[@]}"; do
+        "$0" "$t" 1 -runs=0 >"$logs/$t.build.log" 2>&1 || { echo "fuzz.sh: building $t failed (see $logs/$t.build.log)" >&2; exit 1; }
+    done
+    run_one() { # TARGET: fuzz into a scratch dir, then merge what adds coverage into the corpus.
+        local t=$1 fresh
+        fresh=$(mktemp -d "build-fuzz/new-$t.XXXXXX")
+        local rc=0
+        FUZZ_NEW_DIR=$fresh "$0" "$t" "$((minutes * 60))" >"$logs/$t.log" 2>&1 || rc=$?
+        local before after
+        before=$(find "tests/fuzz/corpus/$t" -type f | wc -l)
+        if [[ -n "$(ls -A "$fresh")" ]]; then
+            "build-fuzz/$t" -merge=1 -max_len=65536 "tests/fuzz/corpus/$t" "$fresh" >"$logs/$t.merge.log" 2>&1 || true
+        fi
+        after=$(find "tests/fuzz/corpus/$t" -type f | wc -l)
+        rm -rf "$fresh"
+        echo "$rc $((after - before))" >"$logs/$t.result"
+    }
+    running=0
+    for t in "${all_targets[@]}"; do
+        echo "fuzz.sh: $t for $minutes min ($(date -u +%H:%M:%S) UTC)"
+        run_one "$t" &
+        if ((++running >= jobs_at_once)); then
+            wait -n || true
+            running=$((running - 1))
+        fi
+    done
+    wait || true
+    status=0
+    printf '\n%-16s %12s %10s %6s %9s  %s\n' target runs runs/s new peak_rss result
+    for t in "${all_targets[@]}"; do
+        read -r rc added <"$logs/$t.result"
+        stat() { grep -oE "^stat::$1: *[0-9]+" "$logs/$t.log" | tail -1 | grep -oE '[0-9]+$' || echo '?'; }
+        result=clean
+        if [[ "$rc" != 0 ]]; then
+            result="FAILED (exit $rc; see $logs/$t.log and build-fuzz/artifacts/$t/)"
+            status=1
+        fi
+        printf '%-16s %12s %10s %6s %6s MB  %s\n' "$t" "$(stat number_of_executed_units)" \
+            "$(stat average_exec_per_sec)" "$added" "$(stat peak_rss_mb)" "$result"
+    done
+    exit $status
+fi
 
 src=tests/fuzz/${target}_fuzz.cpp
 corpus=tests/fuzz/corpus/$target
@@ -119,5 +182,7 @@ if [[ "$seconds" == merge ]]; then
     exit 0
 fi
 
+# FUZZ_NEW_DIR (set by `all`): new inputs are written there, not into the committed corpus.
 exec "$out/$target" -max_total_time="$seconds" -max_len=65536 -timeout=10 -rss_limit_mb=4096 \
-    -print_final_stats=1 -artifact_prefix="$out/artifacts/$target/" "${dict[@]}" "$@" "$corpus"
+    -print_final_stats=1 -artifact_prefix="$out/artifacts/$target/" "${dict[@]}" "$@" \
+    ${FUZZ_NEW_DIR:+"$FUZZ_NEW_DIR"} "$corpus"
