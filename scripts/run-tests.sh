@@ -93,21 +93,11 @@ else
     failed_steps+=("sanitizer build failed")
 fi
 
-section "engine dependency check"
-engine_bad=$(grep -rnE \
-    '^[[:space:]]*#[[:space:]]*include[[:space:]]*([<"]Q[A-Za-z]|[<"]graphviz/|[<"]([^>"]*/)?(sqlite3|gvc|cgraph)\.h[>"])' \
-    engine || true)
-engine_cmake_bad=$(grep -rnE --include=CMakeLists.txt --include='*.cmake' \
-    '^[[:space:]]*(find_package|pkg_check_modules|pkg_search_module|find_library|find_path|target_link_libraries)[[:space:]]*\(.*(Qt5|Qt6|Qt::|SQLite|sqlite3|[Gg]raphviz|gvc|cgraph)' \
-    engine || true)
-if [[ -n "$engine_bad" || -n "$engine_cmake_bad" ]]; then
-    echo "engine/ must not depend on Qt, SQLite or Graphviz:"
-    [[ -z "$engine_bad" ]] || echo "$engine_bad"
-    [[ -z "$engine_cmake_bad" ]] || echo "$engine_cmake_bad"
-    failed_steps+=("engine/ depends on Qt, SQLite or Graphviz")
-else
-    echo "ok: engine/ includes and links no Qt, SQLite or Graphviz"
-fi
+section "architecture and format checks"
+# Dependencies one way (engine -> storage -> gui) in includes and link lines, and every .cpp in a
+# CMakeLists.txt; then clang-format on the lines changed since the first parent.
+scripts/check-architecture.sh build || failed_steps+=("architecture check (scripts/check-architecture.sh build)")
+scripts/check-format.sh || failed_steps+=("format check on changed lines (scripts/check-format.sh)")
 
 section "summary"
 for step in "${failed_steps[@]}"; do
