@@ -59,8 +59,15 @@ int main(int argc, char** argv)
     QApplication::setApplicationVersion(ACLGI_VERSION);
     QStringList files = QApplication::arguments().mid(1);
     if (files.isEmpty()) {
+        // ACLGI_SAMPLES_DIR in the environment wins; then the samples installed beside the executable
+        // (PREFIX/share/aclgraph-inspector/samples, cmake --install); then the source tree's.
         const QByteArray env = qgetenv("ACLGI_SAMPLES_DIR");
-        const QDir samples(env.isEmpty() ? QStringLiteral(ACLGI_SAMPLES_DIR) : QString::fromLocal8Bit(env));
+        QString dir = QString::fromLocal8Bit(env);
+        if (dir.isEmpty()) {
+            const QDir installed(QDir(QCoreApplication::applicationDirPath()).filePath(ACLGI_INSTALLED_SAMPLES_RELDIR));
+            dir = installed.exists() ? installed.absolutePath() : QStringLiteral(ACLGI_SAMPLES_DIR);
+        }
+        const QDir samples(dir);
         for (const QString& f : samples.entryList({ "*.json" }, QDir::Files, QDir::Name))
             files << samples.filePath(f);
     }

@@ -19,6 +19,7 @@ PACKAGES=(
     chromium                                       # headless: the HTML report rendered in a real browser (a test)
     poppler-utils                                  # pdftotext, pdfinfo, pdftoppm: the PDF report read back (a test)
     clang libclang-rt-14-dev                       # clang + libFuzzer runtime (fuzz targets)
+    clang-format                                   # clang-format, git-clang-format (scripts/check-format.sh)
 )
 
 if [[ "${ACLGI_SKIP_DEPS:-0}" == 1 ]]; then

@@ -10,7 +10,9 @@
 #      report fails the run. Leaks inside system libraries (fontconfig, Qt's plugins) are
 #      suppressed by tests/sanitizer/lsan.supp, each with its reason;
 #   3. a configure-only run with -DACLGI_BUILD_GUI=OFF (build-nogui/), which must not look for Qt;
-#   4. a check that engine/ includes no Qt, SQLite or Graphviz header and links none of them.
+#   4. scripts/check-architecture.sh (engine -> storage -> gui in includes and link lines, every .cpp
+#      in a CMakeLists.txt) and scripts/check-format.sh (clang-format on the lines changed since the
+#      first parent).
 # Every step runs even when an earlier one failed. The last line is
 #   tests: N passed, M failed
 # summed over both ctest runs; the exit status is non-zero if any test or step failed.
@@ -121,21 +123,11 @@ else
     failed_steps+=("the no-GUI configuration failed (cmake -DACLGI_BUILD_GUI=OFF)")
 fi
 
-section "engine dependency check"
-engine_bad=$(grep -rnE \
-    '^[[:space:]]*#[[:space:]]*include[[:space:]]*([<"]Q[A-Za-z]|[<"]graphviz/|[<"]([^>"]*/)?(sqlite3|gvc|cgraph)\.h[>"])' \
-    engine || true)
-engine_cmake_bad=$(grep -rnE --include=CMakeLists.txt --include='*.cmake' \
-    '^[[:space:]]*(find_package|pkg_check_modules|pkg_search_module|find_library|find_path|target_link_libraries)[[:space:]]*\(.*(Qt5|Qt6|Qt::|SQLite|sqlite3|[Gg]raphviz|gvc|cgraph)' \
-    engine || true)
-if [[ -n "$engine_bad" || -n "$engine_cmake_bad" ]]; then
-    echo "engine/ must not depend on Qt, SQLite or Graphviz:"
-    [[ -z "$engine_bad" ]] || echo "$engine_bad"
-    [[ -z "$engine_cmake_bad" ]] || echo "$engine_cmake_bad"
-    failed_steps+=("engine/ depends on Qt, SQLite or Graphviz")
-else
-    echo "ok: engine/ includes and links no Qt, SQLite or Graphviz"
-fi
+section "architecture and format checks"
+# Dependencies one way (engine -> storage -> gui) in includes and link lines, and every .cpp in a
+# CMakeLists.txt; then clang-format on the lines changed since the first parent.
+scripts/check-architecture.sh build || failed_steps+=("architecture check (scripts/check-architecture.sh build)")
+scripts/check-format.sh || failed_steps+=("format check on changed lines (scripts/check-format.sh)")
 
 section "summary"
 for step in "${failed_steps[@]}"; do
