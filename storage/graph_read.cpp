@@ -151,8 +151,10 @@ private:
             NodeOp::Output, NodeOp::CallModule };
         static const engine::InputKind kinds[] = { engine::InputKind::Parameter, engine::InputKind::Buffer,
             engine::InputKind::StaticAddress, engine::InputKind::UserInput, engine::InputKind::SymInt };
-        auto s = query("SELECT idx, name, op, target, input_kind, symbol, workspace, provenance, storage, freed_after, "
-                       "input_kind_from FROM nodes WHERE graph_id = ? ORDER BY idx");
+        // A long target is whole in `texts` (schema 6), cut in the row.
+        auto s = query("SELECT n.idx, n.name, n.op, COALESCE(t.text, n.target), n.input_kind, n.symbol, n.workspace, "
+                       "n.provenance, n.storage, n.freed_after, n.input_kind_from FROM nodes n "
+                       "LEFT JOIN texts t ON t.id = n.target_text WHERE n.graph_id = ? ORDER BY n.idx");
         if (!s)
             return s.error();
         auto rows = forEachRow(*s, [&]() -> Result<void> {
@@ -215,8 +217,9 @@ private:
 
     Result<void> readArgs()
     {
-        const char* sql = "SELECT node_idx, pos, keyword, kind, ref_idx, value FROM node_args WHERE graph_id = ? "
-                          "ORDER BY node_idx, pos";
+        const char* sql = "SELECT a.node_idx, a.pos, a.keyword, a.kind, a.ref_idx, COALESCE(t.text, a.value) "
+                          "FROM node_args a LEFT JOIN texts t ON t.id = a.value_text WHERE a.graph_id = ? "
+                          "ORDER BY a.node_idx, a.pos";
         return eachNodeRow(sql, "an argument", [&](const Statement* s, int64_t idx, Node& n) -> Result<void> {
             const int64_t pos = s->columnInt(1);
             if (pos != int64_t(n.args.size() + n.kwargs.size()))

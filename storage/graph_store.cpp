@@ -3,7 +3,9 @@
 // of a row are built in buffers reused from row to row. Reading back is graph_read.cpp.
 #include "storage/graph_store.h"
 
+#include "engine/core/md5.h"
 #include "engine/core/py_value.h"
+#include "engine/core/text_codec.h"
 #include "storage/store_util.h"
 
 #include <charconv>
@@ -19,6 +21,52 @@ using engine::NodeOp;
 using engine::TensorMeta;
 
 namespace {
+
+/// Texts longer than this (a node's target, an argument's value) are stored once in `texts`
+/// (schema 6) and cut in their row: every pass's result graph repeats its graph's targets.
+constexpr size_t kLongText = 4096;
+
+/// The id in `texts` of `text`, inserted when it is new: one row per distinct long text, found by
+/// its md5 and then compared byte for byte, so that two texts with one md5 are an error, never one
+/// read back as the other.
+Result<int64_t> storeLongText(Database& db, std::string_view text)
+{
+    const std::string hash = engine::md5Hex(text);
+    auto find = db.prepare("SELECT id, text FROM texts WHERE hash = ?");
+    if (!find)
+        return find.error();
+    find->bind(1, std::string_view(hash));
+    auto row = find->step();
+    if (!row)
+        return row.error();
+    if (*row) {
+        if (find->columnText(1) != text)
+            return badRow(db, "two different long texts have the md5 " + hash);
+        return find->columnInt(0);
+    }
+    auto insert = db.prepare("INSERT INTO texts(hash, size, text) VALUES (?, ?, ?)");
+    if (!insert)
+        return insert.error();
+    insert->bind(1, std::string_view(hash)).bind(2, int64_t(text.size())).bind(3, text);
+    if (auto r = insert->run(); !r)
+        return r.error();
+    return db.lastInsertRowId();
+}
+
+/// Binds `text` at `column`, or, when it is long, its cut text there and its `texts` id at
+/// `textColumn` (NULL otherwise).
+Result<void> bindText(Database& db, Statement& s, int column, int textColumn, std::string_view text)
+{
+    if (text.size() <= kLongText) {
+        s.bind(column, text).bindNull(textColumn);
+        return {};
+    }
+    auto id = storeLongText(db, text);
+    if (!id)
+        return id.error();
+    s.bind(column, std::string_view(engine::cutText(text))).bind(textColumn, *id);
+    return {};
+}
 
 const char* argKindName(Arg::Kind k)
 {
@@ -137,7 +185,9 @@ private:
     {
         const bool placeholder = n.op == NodeOp::Placeholder;
         m_node.bind(1, m_graphId).bind(2, idx).bind(3, std::string_view(n.name));
-        m_node.bind(4, std::string_view(engine::nodeOpName(n.op))).bind(5, std::string_view(n.target));
+        m_node.bind(4, std::string_view(engine::nodeOpName(n.op)));
+        if (auto r = bindText(m_ctx.db(), m_node, 5, 13, n.target); !r)
+            return r;
         if (placeholder)
             m_node.bind(6, std::string_view(engine::inputKindName(n.inputKind)));
         else
@@ -201,11 +251,12 @@ private:
         m_text.clear();
         switch (a.kind) {
         case Arg::Kind::None:
-            m_arg.bindNull(7);
+            m_arg.bindNull(7).bindNull(8);
             return insertRow(m_ctx, m_arg);
         case Arg::Kind::NodeRef:
         case Arg::Kind::Str:
-            m_arg.bind(7, std::string_view(a.s));
+            if (auto r = bindText(m_ctx.db(), m_arg, 7, 8, a.s); !r)
+                return r;
             return insertRow(m_ctx, m_arg);
         case Arg::Kind::Int:
             appendInt(m_text, a.i);
@@ -220,7 +271,8 @@ private:
             appendArgJson(m_text, a);
             break;
         }
-        m_arg.bind(7, std::string_view(m_text));
+        if (auto r = bindText(m_ctx.db(), m_arg, 7, 8, m_text); !r)
+            return r;
         return insertRow(m_ctx, m_arg);
     }
 
@@ -304,9 +356,10 @@ Result<int64_t> writeGraph(WriteContext& ctx, const Graph& graph, const GraphPla
         return graphId;
 
     auto node = db.prepare("INSERT INTO nodes(graph_id, idx, name, op, target, input_kind, symbol, workspace, "
-                           "provenance, storage, freed_after, input_kind_from) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
-    auto arg = db.prepare(
-        "INSERT INTO node_args(graph_id, node_idx, pos, keyword, kind, ref_idx, value) VALUES (?, ?, ?, ?, ?, ?, ?)");
+                           "provenance, storage, freed_after, input_kind_from, target_text) "
+                           "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
+    auto arg = db.prepare("INSERT INTO node_args(graph_id, node_idx, pos, keyword, kind, ref_idx, value, value_text) "
+                          "VALUES (?, ?, ?, ?, ?, ?, ?, ?)");
     auto user = db.prepare("INSERT INTO node_users(graph_id, node_idx, user_idx) VALUES (?, ?, ?)");
     auto tensor = db.prepare("INSERT INTO tensors(graph_id, node_idx, out_idx, dtype, shape, stride, device, "
                              "storage_offset, symbolic, bytes) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");

@@ -368,6 +368,22 @@ ALTER TABLE runs ADD COLUMN categories TEXT NOT NULL DEFAULT '[]';
 ALTER TABLE run_events ADD COLUMN category_bytes TEXT;
 )SQL";
 
+// Step 6 (issue 19): a long text (over kLongText bytes, graph_store.cpp) is stored once, in `texts`,
+// keyed by its md5, however many graphs hold it: every pass's result graph repeats the graph's
+// targets, so one 8 MiB target was 8 MiB per graph. The row keeps the text cut (engine::cutText, for
+// sqlite3 users) and names the whole text. Nothing here deletes sources; a text whose rows were
+// deleted by hand stays in the table.
+const char* const kSchemaV6 = R"SQL(
+CREATE TABLE texts (
+  id INTEGER PRIMARY KEY,
+  hash TEXT NOT NULL UNIQUE,
+  size INTEGER NOT NULL,
+  text TEXT NOT NULL
+);
+ALTER TABLE nodes ADD COLUMN target_text INTEGER REFERENCES texts(id);
+ALTER TABLE node_args ADD COLUMN value_text INTEGER REFERENCES texts(id);
+)SQL";
+
 } // namespace
 
 namespace storage {
@@ -398,6 +414,7 @@ const std::vector<Migration>& migrations()
             "where a run came from (simulated or recorded), recorded owners' category, stack and evidence, "
             "events' times and bytes by category",
             kSchemaV5 },
+        { 6, "long texts (node targets, argument values) stored once, in texts", kSchemaV6 },
     };
     return steps;
 }

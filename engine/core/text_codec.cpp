@@ -51,6 +51,17 @@ void appendEscape(std::string& out, uint32_t cp)
 } // namespace
 
 /// Decodes one UTF-8 sequence at `i` (the reader checked the text; anything odd reads as one byte).
+std::string cutText(std::string_view s, size_t max)
+{
+    if (s.size() <= max)
+        return std::string(s);
+    size_t end = max;
+    // Back to the start of a UTF-8 sequence (at most 3 continuation bytes): never half a character.
+    for (int k = 0; k < 3 && end > 0 && (static_cast<unsigned char>(s[end]) & 0xC0) == 0x80; ++k)
+        --end;
+    return std::string(s.substr(0, end)) + "\u2026 (" + std::to_string(s.size()) + " chars)";
+}
+
 uint32_t nextCodePoint(std::string_view s, size_t& i)
 {
     const auto b = static_cast<unsigned char>(s[i]);

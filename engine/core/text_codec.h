@@ -13,6 +13,13 @@ inline bool endsWith(std::string_view s, std::string_view tail)
     return s.size() >= tail.size() && s.substr(s.size() - tail.size()) == tail;
 }
 
+/// Input text as a message quotes it: `s` itself when it has at most `max` bytes, else its first
+/// `max` bytes (cut back to a whole UTF-8 sequence) followed by "… (8388608 chars)", the whole
+/// length in bytes. Messages, logs, diagnostics and report texts quote a node's target or name, a
+/// frame or any other input string through this, so that one 8 MiB string in an input is 8 MiB in
+/// memory and in the project, not 8 MiB per message that names it (docs/database.md, "Memory").
+std::string cutText(std::string_view s, size_t max = 200);
+
 /// Appends code point `cp` (at most 0x10FFFF; surrogates are encoded as they are) as UTF-8.
 void appendUtf8(std::string& out, uint32_t cp);
 /// 0-15 for a hexadecimal digit, -1 otherwise.

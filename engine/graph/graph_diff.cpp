@@ -4,6 +4,7 @@
 #include "engine/graph/graph_diff.h"
 
 #include "engine/core/py_value.h"
+#include "engine/core/text_codec.h"
 #include "engine/graph/op_info.h"
 
 #include <algorithm>
@@ -251,7 +252,7 @@ std::string tabulate(const std::vector<OpCount>& rowsIn)
     rows.push_back(
         { "total", std::to_string(sumBefore), std::to_string(sumAfter), std::to_string(sumAfter - sumBefore) });
     for (const OpCount& c : rowsIn)
-        rows.push_back({ c.name, std::to_string(c.before), std::to_string(c.after), std::to_string(c.diff()) });
+        rows.push_back({ cutText(c.name), std::to_string(c.before), std::to_string(c.after), std::to_string(c.diff()) });
     std::vector<size_t> widths(4, 2);
     for (const auto& row : rows)
         for (size_t i = 0; i < 4; ++i)
@@ -338,11 +339,26 @@ GraphDiff diffGraphs(const Graph& a, const Graph& b)
     return d;
 }
 
+namespace {
+
+// The names as pyStrList prints them, each cut (text_codec.h): a table's column is as wide as its
+// widest name, so one whole 8 MiB target would pad every row of every pass's log to 8 MiB.
+std::string cutList(const std::vector<std::string>& names)
+{
+    std::vector<std::string> cut;
+    cut.reserve(names.size());
+    for (const std::string& n : names)
+        cut.push_back(cutText(n));
+    return pyStrList(cut);
+}
+
+} // namespace
+
 std::string compareText(const std::string& passName, const GraphDiff& diff)
 {
     return "After fx graph pass(" + passName + ") optimization:\n    before " + std::to_string(diff.nodesBefore)
-        + " nodes, after " + std::to_string(diff.nodesAfter) + " nodes,\n    removed nodes: " + pyStrList(diff.removed)
-        + ",\n    added nodes: " + pyStrList(diff.added) + ",\n    operations statistics:\n "
+        + " nodes, after " + std::to_string(diff.nodesAfter) + " nodes,\n    removed nodes: " + cutList(diff.removed)
+        + ",\n    added nodes: " + cutList(diff.added) + ",\n    operations statistics:\n "
         + tabulate(diff.operations) + "\n\n    targets statistics:\n " + tabulate(diff.targets);
 }
 

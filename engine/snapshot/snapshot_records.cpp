@@ -3,6 +3,7 @@
 #include "engine/core/py_value.h"
 #include "engine/snapshot/snapshot_vm.h"
 
+#include <algorithm>
 #include <cstring>
 
 namespace engine::snapshot::detail {
@@ -67,6 +68,35 @@ void SnapshotVm::convert(uint32_t slot, const Val& as)
     c.closed = true;
     c.as = as;
     c.items = {};
+    m_converted.push_back(slot);
+    if (m_converted.size() >= m_sweepAt)
+        sweepConverted();
+}
+
+// A converted container is needed only while a copy of it is still on the stack (the memo already
+// holds its conversion): every so often, the ones no stack entry names are freed. Without this a
+// file whose frames pickle did not share (each frame its own dict) kept a container per frame,
+// 80 bytes per frame of the file. The sweep walks the stack once per as many conversions as the
+// stack is deep (at least 4096), so its cost per conversion stays constant.
+void SnapshotVm::sweepConverted()
+{
+    std::vector<uint32_t> onStack;
+    for (const Val& v : m_stack)
+        if (v.kind == VK::List || v.kind == VK::Tuple || v.kind == VK::Dict || v.kind == VK::Set)
+            onStack.push_back(v.ref);
+    std::sort(onStack.begin(), onStack.end());
+    std::vector<uint32_t> kept;
+    for (uint32_t slot : m_converted) {
+        Container& c = m_slots[slot];
+        if (!c.live || !c.converted)
+            continue;
+        if (std::binary_search(onStack.begin(), onStack.end(), slot))
+            kept.push_back(slot);
+        else
+            release(slot, c.as);
+    }
+    m_converted.swap(kept);
+    m_sweepAt = std::max<size_t>(4096, 2 * (m_converted.size() + m_stack.size()));
 }
 
 bool SnapshotVm::receive(Val& v, Container* list)
@@ -153,11 +183,14 @@ bool SnapshotVm::toFrame(Container& dict, Val& out)
     });
     if (!ok)
         return false;
-    std::string id = f.filename;
-    for (const std::string* s : { &f.name, &f.fxNodeOp, &f.fxNodeName, &f.fxOriginalTrace })
-        (id += '\0') += *s;
-    id.append(reinterpret_cast<const char*>(&f.line), sizeof f.line);
-    auto [it, inserted] = m_frameIds.emplace(std::move(id), uint32_t(m_snap.frames.size()));
+    // Keyed by the texts' string ids (interned by content), not by a copy of the texts.
+    FrameKey key;
+    key.line = f.line;
+    const std::string* texts[5] = { &f.filename, &f.name, &f.fxNodeOp, &f.fxNodeName, &f.fxOriginalTrace };
+    for (int k = 0; k < 5; ++k)
+        if (!intern(*texts[k], key.texts[k]))
+            return false;
+    auto [it, inserted] = m_frameIds.emplace(key, uint32_t(m_snap.frames.size()));
     if (inserted)
         m_snap.frames.push_back(std::move(f));
     out = Val { VK::Frame, it->second, 0 };

@@ -167,16 +167,21 @@ bool SnapshotVm::pushString(std::string_view s, bool checkUtf8)
         return fail(opName(m_op) + " string is not valid UTF-8");
     Val v;
     v.kind = VK::Str;
+    return intern(s, v.ref) && push(v);
+}
+
+bool SnapshotVm::intern(std::string_view s, uint32_t& id)
+{
     if (auto it = m_stringIds.find(s); it != m_stringIds.end()) {
-        v.ref = it->second;
-    } else {
-        if (m_strings.size() >= UINT32_MAX - 1)
-            return fail("more than 4 billion distinct strings");
-        v.ref = uint32_t(m_strings.size());
-        m_strings.emplace_back(s);
-        m_stringIds.emplace(m_strings.back(), v.ref);
+        id = it->second;
+        return true;
     }
-    return push(v);
+    if (m_strings.size() >= UINT32_MAX - 1)
+        return fail("more than 4 billion distinct strings");
+    id = uint32_t(m_strings.size());
+    m_strings.emplace_back(s);
+    m_stringIds.emplace(m_strings.back(), id);
+    return true;
 }
 
 /// LONG1/LONG4: an int64, a uint64 of 2^63 or more (9 bytes, the last 0), or wider.

@@ -12,7 +12,9 @@
 #include "engine/snapshot/memory_snapshot.h"
 
 #include <cstdio>
+#include <algorithm>
 #include <deque>
+#include <iterator>
 #include <memory>
 #include <optional>
 #include <unordered_map>
@@ -207,6 +209,7 @@ private:
     bool pop(Val& v);
     bool popMark(size_t& mark);
     bool pushString(std::string_view s, bool checkUtf8);
+    bool intern(std::string_view s, uint32_t& id); ///< the id of `s` in m_strings, added when new
     bool pushLong(std::string_view le);
     bool newContainer(VK kind, uint32_t& slot);
     bool pushNew(VK kind);
@@ -228,6 +231,7 @@ private:
     /// `v`, or what the container it names became.
     Val resolved(const Val& v);
     void convert(uint32_t slot, const Val& as);
+    void sweepConverted();
     uint32_t recordKind(const Container& dict) const;
     bool toFrame(Container& dict, Val& out);
     bool toStack(Container& list, Val& out);
@@ -259,12 +263,32 @@ private:
     MemoTable m_memo;
     std::vector<Container> m_slots;
     std::vector<uint32_t> m_freeSlots;
+    std::vector<uint32_t> m_converted; ///< converted containers not yet freed (sweepConverted)
+    size_t m_sweepAt = 4096;
 
     std::deque<std::string> m_strings;
     std::unordered_map<std::string_view, uint32_t> m_stringIds;
     std::vector<memory::PoolId> m_pairs;
     std::unordered_map<std::string, uint32_t> m_pairIds;
-    std::unordered_map<std::string, uint32_t> m_frameIds;
+    /// A frame by content: its six texts' string ids and its line (toFrame), hashed by FrameKeyHash.
+    struct FrameKey {
+        uint32_t texts[5] = {};
+        int64_t line = 0;
+        bool operator==(const FrameKey& o) const
+        {
+            return line == o.line && std::equal(std::begin(texts), std::end(texts), std::begin(o.texts));
+        }
+    };
+    struct FrameKeyHash {
+        size_t operator()(const FrameKey& k) const
+        {
+            uint64_t h = uint64_t(k.line) * 0x9E3779B97F4A7C15ull;
+            for (uint32_t t : k.texts)
+                h = (h ^ t) * 0x100000001B3ull;
+            return size_t(h ^ (h >> 29));
+        }
+    };
+    std::unordered_map<FrameKey, uint32_t, FrameKeyHash> m_frameIds;
     std::unordered_map<std::string, StackId> m_stackIds;
     std::unordered_map<std::string, int> m_warned;
     std::unordered_map<uint32_t, TextId> m_textIds; ///< string id -> Snapshot::texts
