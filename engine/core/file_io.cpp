@@ -128,6 +128,9 @@ Result<InputFile> InputFile::open(const std::string& path)
         const int err = errno;
         if (err == EISDIR)
             return notReadError(path, PathKind::Directory, false);
+        // A socket's open fails (ENXIO): say what the path is rather than the errno's words.
+        if (const PathKind kind = pathKindOf(path); kind != PathKind::Regular && kind != PathKind::Missing)
+            return notReadError(path, kind, kind != PathKind::Directory);
         return makeError(ErrorCode::Io, std::string("cannot open: ") + std::strerror(err), path);
     }
     struct stat st;
