@@ -267,12 +267,15 @@ void MainWindow::reloadOutline()
             m_projectReadOnly = !o.damage.isEmpty();
             const QString name = QFileInfo(m_projectPath).fileName();
             setWindowTitle(name + (m_projectReadOnly ? " [read-only] - aclgraph-inspector" : " - aclgraph-inspector"));
-            if (m_projectReadOnly)
-                showBanner(QString("%1: the project is damaged, so it is opened read-only (no import into it, no "
-                                   "runs saved); what it shows may be incomplete. SQLite's quick_check says:\n%2")
-                               .arg(m_projectPath, o.damage.trimmed()));
+            const QString damage = m_projectReadOnly
+                ? QString("%1: the project is damaged, so it is opened read-only (no import into it, no runs "
+                          "saved); what it shows may be incomplete. SQLite's quick_check says:\n%2")
+                      .arg(m_projectPath, o.damage.trimmed())
+                : QString();
+            if (m_projectReadOnly && o.error.isEmpty())
+                showBanner(damage);
             if (!o.error.isEmpty()) {
-                showBanner(o.error);
+                showBanner(m_projectReadOnly ? damage + "\nReading it failed: " + o.error : o.error);
                 m_projectModel->setOutline({});
             } else {
                 m_projectModel->setOutline(o.outline);
