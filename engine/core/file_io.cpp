@@ -216,7 +216,10 @@ InputStream::Buf::int_type InputStream::Buf::underflow()
 {
     if (gptr() < egptr())
         return traits_type::to_int_type(*gptr());
-    const ssize_t got = ::read(m_file.fd(), m_buffer, sizeof m_buffer);
+    ssize_t got = 0;
+    do
+        got = ::read(m_file.fd(), m_buffer, sizeof m_buffer);
+    while (got < 0 && errno == EINTR);
     if (got <= 0)
         return traits_type::eof();
     setg(m_buffer, m_buffer, m_buffer + got);
