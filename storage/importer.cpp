@@ -670,12 +670,35 @@ SourceResult importOne(Database& db, const std::string& givenPath, const ImportO
     return finish(SourceResult::Status::Imported);
 }
 
+/// importOne, with any exception it lets out (a reader's std::bad_alloc, a std::exception, anything
+/// else) turned into that source's failure: the Transaction's destructor has rolled its rows back by
+/// the time the catch runs, so nothing of the source stays, and the next source goes on.
+SourceResult importGuarded(Database& db, const std::string& path, const ImportOptions& options, size_t index,
+    size_t count, ReadTraces* read)
+{
+    std::string why;
+    try {
+        return importOne(db, path, options, index, count, read);
+    } catch (const std::bad_alloc&) {
+        why = "out of memory while importing it (std::bad_alloc)";
+    } catch (const std::exception& e) {
+        why = std::string("an unexpected error stopped its import (") + e.what() + ")";
+    } catch (...) {
+        why = "an unexpected error of unknown type stopped its import";
+    }
+    SourceResult failed;
+    failed.path = detail::absolutePath(path);
+    failed.status = SourceResult::Status::Failed;
+    failed.message = failed.path + ": " + why + "; nothing of it was kept, the other sources go on";
+    return failed;
+}
+
 } // namespace
 
 SourceResult importSource(
     Database& db, const std::string& path, const ImportOptions& options, size_t index, size_t count)
 {
-    return importOne(db, path, options, index, count, nullptr);
+    return importGuarded(db, path, options, index, count, nullptr);
 }
 
 ProgressWords progressWords(const ImportProgress& p)
@@ -737,8 +760,14 @@ Result<std::vector<SourceResult>> importPaths(
     // keep the order of the paths.
     std::vector<size_t> order, snapshots;
     for (size_t i = 0; i < expanded.size(); ++i) {
-        auto d = engine::ingest::detectSource(expanded[i]);
-        (d && d->kind == SourceKind::MemorySnapshot ? snapshots : order).push_back(i);
+        bool snapshot = false;
+        try {
+            auto d = engine::ingest::detectSource(expanded[i]);
+            snapshot = d && d->kind == SourceKind::MemorySnapshot;
+        } catch (...) {
+            // importGuarded below reports what stops this source.
+        }
+        (snapshot ? snapshots : order).push_back(i);
     }
     order.insert(order.end(), snapshots.begin(), snapshots.end());
     std::vector<SourceResult> imported(expanded.size());
@@ -751,7 +780,7 @@ Result<std::vector<SourceResult>> importPaths(
             imported[i].message = "cancelled";
             continue;
         }
-        imported[i] = importOne(*db, expanded[i], options, k, expanded.size(), &read);
+        imported[i] = importGuarded(*db, expanded[i], options, k, expanded.size(), &read);
     }
     for (SourceResult& r : imported)
         results.push_back(std::move(r));
@@ -763,7 +792,15 @@ ImportJob::ImportJob(std::string dbPath, std::vector<std::string> paths, ImportO
     auto userCancelled = options.cancelled;
     options.cancelled = [this, userCancelled] { return m_cancel.load() || (userCancelled && userCancelled()); };
     m_thread = std::thread([this, dbPath = std::move(dbPath), paths = std::move(paths), options = std::move(options)] {
-        m_result = std::make_unique<Result<std::vector<SourceResult>>>(importPaths(dbPath, paths, options));
+        try {
+            m_result = std::make_unique<Result<std::vector<SourceResult>>>(importPaths(dbPath, paths, options));
+        } catch (const std::exception& e) { // each source catches its own; this is the project's open
+            m_result = std::make_unique<Result<std::vector<SourceResult>>>(
+                Error { ErrorCode::Internal, std::string("the import stopped: ") + e.what(), dbPath });
+        } catch (...) {
+            m_result = std::make_unique<Result<std::vector<SourceResult>>>(
+                Error { ErrorCode::Internal, "the import stopped on an unexpected error", dbPath });
+        }
         m_done = true;
     });
 }

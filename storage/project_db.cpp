@@ -1,5 +1,11 @@
 #include "storage/project_db.h"
 
+#include "engine/core/file_io.h"
+#include "engine/ingest/source.h"
+
+#include <filesystem>
+#include <sstream>
+
 namespace {
 
 // Version 2: everything a source holds. Row ids are SQLite rowids; children name their parent
@@ -419,12 +425,127 @@ const std::vector<Migration>& migrations()
     return steps;
 }
 
+namespace {
+
+/// What a file that is no project is, in words ("a memory snapshot (pickle)").
+const char* inputWords(engine::ingest::SourceKind kind)
+{
+    using engine::ingest::SourceKind;
+    switch (kind) {
+    case SourceKind::FxGraph:
+        return "an FX graph (text)";
+    case SourceKind::Scenario:
+        return "a scenario (JSON)";
+    case SourceKind::TorchairModule:
+        return "TorchAir's generated module (Python)";
+    case SourceKind::CacheFile:
+        return "a TorchAir compiled_module (pickle)";
+    case SourceKind::MemorySnapshot:
+        return "a memory snapshot (pickle)";
+    case SourceKind::InductorCode:
+        return "Inductor's generated module (Python)";
+    case SourceKind::TorchTrace:
+        return "a TORCH_TRACE log";
+    case SourceKind::DebugDir:
+    case SourceKind::CacheDir:
+    case SourceKind::Folder:
+        break;
+    }
+    return "an input file";
+}
+
+constexpr std::string_view kSqliteHeader { "SQLite format 3\0", 16 };
+
+/// Before SQLite sees the path: a FIFO would block its open, a device or a foreign file is no
+/// project. Sets `sqliteHeader` when the file starts with SQLite's header.
+Result<void> checkProjectFile(const std::string& path, const Database::OpenOptions& options, bool& sqliteHeader)
+{
+    std::string why;
+    const engine::PathKind kind = engine::pathKindOf(path, &why);
+    if (kind == engine::PathKind::Missing) {
+        if (options.create && !options.readOnly)
+            return {}; // a new project
+        return Error { ErrorCode::NotFound, "no such project file (" + why + ")", path };
+    }
+    if (kind == engine::PathKind::Directory)
+        return Error { ErrorCode::InvalidArgument, "a folder, not a project file (.aclgi)", path };
+    auto file = engine::InputFile::open(path); // refuses a FIFO, socket or device by name
+    if (!file)
+        return file.error();
+    const std::string head = file->head(kSqliteHeader.size());
+    if (head.empty()) {
+        // Decided: a 0-byte file given to a writer (import --db, simulate --db) becomes a new project,
+        // as SQLite itself treats it as an empty database; a reader says what it is.
+        if (options.create && !options.readOnly)
+            return {};
+        return Error { ErrorCode::InvalidArgument, "empty (0 bytes): not a project", path };
+    }
+    sqliteHeader = head == kSqliteHeader;
+    if (sqliteHeader)
+        return {};
+    auto detected = engine::ingest::detectFile(path);
+    if (detected)
+        return Error { ErrorCode::InvalidArgument,
+            std::string(inputWords(detected->kind)) + ", not a project: import it with `import " + path + " --db P.aclgi`",
+            path };
+    return Error { ErrorCode::InvalidArgument,
+        "not a project database: it does not start with SQLite's header, and it is no input aclgraph-inspector reads ("
+            + detected.error().message + ")",
+        path };
+}
+
+/// The first lines of a quick_check report.
+std::string firstLines(const std::string& report, int lines)
+{
+    std::istringstream in(report);
+    std::string line, out;
+    int n = 0;
+    while (std::getline(in, line)) {
+        if (n++ == lines) {
+            out += "  ...\n";
+            break;
+        }
+        out += "  " + line + "\n";
+    }
+    return out;
+}
+
+} // namespace
+
 Result<Database> openProject(const std::string& path, const Database::OpenOptions& options, int upTo)
 {
+    const bool file = path != ":memory:" && !path.empty();
+    bool sqliteHeader = false;
+    if (file)
+        if (auto r = checkProjectFile(path, options, sqliteHeader); !r)
+            return r.error();
     auto opened = Database::open(path, options);
-    if (!opened)
+    if (!opened) {
+        if (sqliteHeader) // SQLite's own file whose first pages it cannot read
+            return Error { ErrorCode::InvalidArgument,
+                "the project is damaged (SQLite: " + opened.error().message + "); it cannot be read", path };
         return opened.error();
+    }
     Database db = std::move(opened.value());
+    if (file && options.quickCheckMaxBytes > 0) {
+        std::error_code ec;
+        const uint64_t size = std::filesystem::file_size(path, ec);
+        if (!ec && size <= options.quickCheckMaxBytes) {
+            auto report = db.quickCheck();
+            db.setQuickChecked(true);
+            std::string damage = report ? *report : report.error().message + "\n";
+            if (!damage.empty()) {
+                damage = firstLines(damage, 5);
+                if (!options.readOnly)
+                    return Error { ErrorCode::InvalidArgument,
+                        "the project is damaged, so nothing is written into it (read commands open it read-only); "
+                        "SQLite's quick_check says:\n"
+                            + damage.substr(0, damage.size() - 1),
+                        path };
+                db.setDamage(damage);
+            }
+        }
+    }
     auto app = db.pragmaInt("application_id");
     auto version = db.userVersion();
     auto tables = db.pragmaInt("schema_version"); // 0 for a database nothing was ever created in

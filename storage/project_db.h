@@ -25,8 +25,12 @@ struct Migration {
 const std::vector<Migration>& migrations();
 
 /// Opens (creating it if asked) and migrates a project database. Errors, each naming the file:
-/// a file that is not SQLite or is corrupt ("not a project database"), a SQLite database of another
-/// application, one written by a newer aclgraph-inspector. A failed migration rolls back its step.
+/// a FIFO, socket or device (refused before SQLite sees it), a folder, a 0-byte file for a reader
+/// ("empty (0 bytes): not a project"; a writer makes a new project in it), a foreign file said with
+/// what it is ("a memory snapshot (pickle), not a project: import it with ..."), a SQLite database
+/// of another application, one written by a newer aclgraph-inspector, a damaged one opened for
+/// writing. PRAGMA quick_check runs on files up to options.quickCheckMaxBytes; a damaged project
+/// opened read-only comes back with damage() set (docs/limits.md). A failed migration rolls back its step.
 /// `upTo` (tests) stops migrating at that version.
 Result<Database> openProject(
     const std::string& path, const Database::OpenOptions& options = {}, int upTo = kSchemaVersion);

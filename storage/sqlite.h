@@ -28,6 +28,9 @@ public:
         bool create = true; ///< create the file when it does not exist
         bool readOnly = false;
         int busyTimeoutMs = 5000;
+        /// openProject runs PRAGMA quick_check on files up to this size (0: never); a damaged
+        /// project is refused for writing and opened read-only with damage() set (docs/limits.md).
+        uint64_t quickCheckMaxBytes = uint64_t(256) << 20;
     };
 
     /// Opens `path` (":memory:" for a private in-memory database) with foreign_keys=ON and, for a
@@ -53,6 +56,12 @@ public:
     Result<void> setUserVersion(int version);
     /// PRAGMA quick_check: empty when the database is sound, else SQLite's report.
     Result<std::string> quickCheck();
+    /// SQLite's quick_check report when openProject found the file damaged (read-only opens only).
+    const std::string& damage() const { return m_damage; }
+    void setDamage(std::string report) { m_damage = std::move(report); }
+    /// Whether openProject ran quick_check (false past quickCheckMaxBytes, and for ":memory:").
+    bool quickChecked() const { return m_quickChecked; }
+    void setQuickChecked(bool on) { m_quickChecked = on; }
     int64_t lastInsertRowId() const;
     int changes() const;
 
@@ -66,6 +75,8 @@ private:
     Database(sqlite3* db, std::string path);
     std::unique_ptr<sqlite3, Closer> m_db;
     std::string m_path;
+    std::string m_damage;
+    bool m_quickChecked = false;
 };
 
 /// A prepared statement. bind() takes 1-based indices as SQLite does; step() returns true while

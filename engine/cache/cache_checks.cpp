@@ -247,8 +247,11 @@ CacheFileReport checkCacheFile(const std::string& path, const CheckOptions& opti
     if (!r.file.exists) {
         if (options.purpose == Purpose::Load)
             c.fail("exists", "ValueError", "Cache file " + bin + " is not exists");
-    } else if (!r.file.isRegular) {
+    } else if (!r.file.isRegular && pathKindOf(bin) == PathKind::Directory) {
         c.fail("exists", "IsADirectoryError", "[Errno 21] Is a directory: " + pyStrRepr(bin));
+    } else if (!r.file.isRegular) {
+        // A FIFO, socket or device: TorchAir's open() would block or read garbage; we never open it.
+        c.fail("exists", "", notReadError(path, pathKindOf(bin)).message);
     } else if (options.purpose == Purpose::Load) {
         c.pass("exists",
             r.file.isSymlink ? bin + " (through the symlink " + path + " -> " + r.file.symlinkTarget + ")" : bin);

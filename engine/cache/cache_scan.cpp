@@ -1,5 +1,7 @@
 #include "engine/cache/cache_scan.h"
 
+#include "engine/core/file_io.h"
+
 #include <algorithm>
 #include <cctype>
 #include <filesystem>
@@ -135,6 +137,9 @@ Result<CacheScan> scanCache(const std::string& path, const ScanOptions& options)
     // Folders with neither a subfolder nor a compiled_module, found from the one walk.
     std::vector<fs::path> dirs;
     std::set<fs::path> notLeaf;
+    if (const PathKind kind = pathKindOf(path);
+        kind != PathKind::Missing && kind != PathKind::Regular && kind != PathKind::Directory)
+        return notReadError(path, kind); // a FIFO, socket or device: never opened (engine/core/file_io.h)
     if (status.type() != fs::file_type::directory) {
         scan.rootKind = "file";
         files.push_back(root);

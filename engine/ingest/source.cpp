@@ -12,7 +12,6 @@
 
 #include <algorithm>
 #include <cctype>
-#include <fstream>
 #include <map>
 #include <set>
 
@@ -29,11 +28,8 @@ const char* sourceKindName(SourceKind kind)
 
 std::string readHead(const std::string& path, size_t bytes)
 {
-    std::ifstream in(path, std::ios::binary);
-    std::string head(bytes, '\0');
-    in.read(head.data(), std::streamsize(bytes));
-    head.resize(size_t(in.gcount()));
-    return head;
+    auto in = InputFile::open(path); // never blocks on a FIFO (engine/core/file_io.h)
+    return in ? in->head(bytes) : std::string();
 }
 
 Result<std::vector<fs::path>> walkFiles(const fs::path& root)
@@ -202,7 +198,7 @@ Result<FolderContents> examineFolderAt(const fs::path& path, int depth)
             else
                 out.skipped.push_back(child.string() + ": " + d.error().message);
         } else {
-            out.skipped.push_back(child.string() + ": not a regular file or a folder");
+            out.skipped.push_back(child.string() + ": " + notReadError(child.string(), pathKindOf(child.string())).message);
         }
     }
     return out;
@@ -216,14 +212,16 @@ namespace {
 
 Result<Detected> detectFileIn(const std::string& path, bool inFolder)
 {
-    std::error_code ec;
-    const fs::file_status st = fs::status(path, ec);
-    if (ec || !fs::exists(st))
-        return Error { ErrorCode::NotFound, "no such file or folder", path };
-    if (!fs::is_regular_file(st))
-        return Error { ErrorCode::InvalidArgument, "not a regular file or a folder (a FIFO, socket or device is not read)",
-            path };
-    const std::string head = readHead(path);
+    auto in = InputFile::open(path); // a FIFO, socket or device is refused by name (engine/core/file_io.h)
+    if (!in) {
+        const PathKind kind = pathKindOf(path);
+        if (kind == PathKind::Missing)
+            return Error { ErrorCode::NotFound, "no such file or folder", path };
+        if (kind != PathKind::Regular)
+            return Error { ErrorCode::InvalidArgument, notReadError(path, kind).message, path };
+        return in.error();
+    }
+    const std::string head = in->head(kSniffBytes);
     if (head.empty())
         return Error { ErrorCode::InvalidArgument, "the file is empty", path };
     const std::string name = fs::path(path).filename().string();
@@ -298,23 +296,22 @@ namespace {
 
 Result<uint64_t> hashFile(const fs::path& file, Md5& md5, const HashTick& tick)
 {
-    std::error_code ec;
-    if (!fs::is_regular_file(file, ec))
-        return Error { ErrorCode::InvalidArgument, "not a regular file", file.string() };
-    std::ifstream in(file, std::ios::binary);
+    auto in = InputFile::open(file.string()); // refuses a FIFO or a device by name (engine/core/file_io.h)
     if (!in)
-        return Error { ErrorCode::Io, "cannot read the file", file.string() };
+        return Error { ErrorCode::InvalidArgument, in.error().message, file.string() };
     std::string buf(1 << 16, '\0');
     uint64_t bytes = 0;
-    while (in) {
-        in.read(buf.data(), std::streamsize(buf.size()));
-        md5.update(std::string_view(buf.data(), size_t(in.gcount())));
-        bytes += uint64_t(in.gcount());
+    for (;;) {
+        const long long got = in->read(buf.data(), buf.size());
+        if (got < 0)
+            return Error { ErrorCode::Io, "cannot read the file", file.string() };
+        if (got == 0)
+            break;
+        md5.update(std::string_view(buf.data(), size_t(got)));
+        bytes += uint64_t(got);
         if (tick && bytes % (uint64_t(16) << 20) == 0 && !tick(bytes))
             return Error { ErrorCode::Cancelled, "cancelled", file.string() };
     }
-    if (in.bad())
-        return Error { ErrorCode::Io, "cannot read the file", file.string() };
     return bytes;
 }
 

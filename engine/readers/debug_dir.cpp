@@ -1,13 +1,13 @@
 // readDebugDir: a TORCH_COMPILE_DEBUG folder as groups of pass stages (debug_dir.h).
 #include "engine/readers/debug_dir.h"
 
+#include "engine/core/file_io.h"
 #include "engine/core/text_codec.h"
 #include "engine/passes/pass_report.h"
 
 #include <algorithm>
 #include <charconv>
 #include <filesystem>
-#include <fstream>
 #include <map>
 #include <set>
 #include <system_error>
@@ -171,9 +171,15 @@ public:
             // Links are followed to files only: a link to a directory could make a loop or leave the tree.
             if (fs::is_symlink(own) && fs::is_directory(fs::status(p, sec)))
                 continue;
+            const bool known = isInductorFile(name) || isLogFile(dir, name) || isStageFileName(name);
+            if (known && !isRegularFile(p)) {
+                // Named like an input but a FIFO, socket or device: said by name, never opened.
+                const PathKind kind = pathKindOf(p.string());
+                if (kind != PathKind::Missing)
+                    diagnostics.push_back(warning(p.string(), notReadError(p.string(), kind).message));
+                continue;
+            }
             if (isInductorFile(name) || isLogFile(dir, name)) {
-                if (!isRegularFile(p))
-                    continue;
                 if (isInductorFile(name) && parseInductorFolderName(dir.filename().string()))
                     inductorDirs.insert(dir.string());
                 else if (isLogFile(dir, name))
@@ -258,10 +264,12 @@ void readOutputCode(DebugGroup& g)
 {
     std::string head;
     {
-        std::ifstream f(g.outputCode, std::ios::binary);
-        head.resize(4096);
-        f.read(&head[0], std::streamsize(head.size()));
-        head.resize(size_t(std::max<std::streamsize>(f.gcount(), 0)));
+        auto f = InputFile::open(g.outputCode); // never blocks on a FIFO (engine/core/file_io.h)
+        if (!f) {
+            g.diagnostics.push_back(diagnosticOf(f.error(), g.outputCode));
+            return;
+        }
+        head = f->head(4096);
     }
     if (inductor::looksLikeInductorOutputCode(head)) {
         auto code = inductor::readInductorOutputCodeFile(g.outputCode);
@@ -584,22 +592,17 @@ bool parseInductorFolderName(const std::string& name, int* aotId, std::string* g
 
 Result<DebugTextContent> readDebugText(const DebugText& text, uint64_t maxBytes)
 {
-    std::error_code ec;
-    const auto st = fs::status(text.path, ec);
-    if (ec || !fs::exists(st))
-        return makeError(ErrorCode::Io, "cannot open: " + (ec ? ec.message() : std::string("no such file")), text.path);
-    if (!fs::is_regular_file(st))
-        return makeError(ErrorCode::Io, "not a regular file: not read", text.path);
-    std::ifstream f(text.path, std::ios::binary);
+    auto f = InputFile::open(text.path); // refuses a FIFO, a device, a folder (engine/core/file_io.h)
     if (!f)
-        return makeError(ErrorCode::Io, "cannot open the file", text.path);
+        return f.error();
     DebugTextContent out;
-    const uint64_t size = fs::file_size(text.path, ec);
-    const uint64_t want = ec ? maxBytes : std::min(size, maxBytes);
+    const uint64_t want = std::min(f->size(), maxBytes);
     out.text.resize(size_t(want));
-    f.read(out.text.data(), std::streamsize(want));
-    out.text.resize(size_t(std::max<std::streamsize>(f.gcount(), 0)));
-    out.truncated = !ec && size > out.text.size();
+    const long long got = f->read(out.text.data(), out.text.size());
+    if (got < 0)
+        return makeError(ErrorCode::Io, "cannot read the file", text.path);
+    out.text.resize(size_t(got));
+    out.truncated = f->size() > out.text.size();
     return out;
 }
 

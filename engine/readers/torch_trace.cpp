@@ -2,6 +2,7 @@
 // (torch_trace.h, docs/torch-trace.md).
 #include "engine/readers/torch_trace.h"
 
+#include "engine/core/file_io.h"
 #include "engine/core/md5.h"
 #include "engine/core/text_codec.h"
 #include "engine/readers/torch_trace_json.h"
@@ -9,7 +10,6 @@
 #include <algorithm>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
 #include <new>
 #include <nlohmann/json.hpp>
 #include <string_view>
@@ -527,13 +527,13 @@ Result<TorchTrace> TraceReader::run()
     const fs::file_status st = fs::status(m_path, ec);
     if (ec || !fs::exists(st))
         return makeError(ErrorCode::Io, "cannot open the trace log (no such file)", m_path);
-    if (!fs::is_regular_file(st))
-        return makeError(
-            ErrorCode::Io, fs::is_directory(st) ? "is a folder, not a trace log file" : "not a regular file", m_path);
-    const uint64_t total = fs::file_size(m_path, ec);
-    std::ifstream in(m_path, std::ios::binary);
-    if (!in)
-        return makeError(ErrorCode::Io, "cannot open the trace log", m_path);
+    if (fs::is_directory(st))
+        return makeError(ErrorCode::Io, "is a folder, not a trace log file", m_path);
+    auto file = InputFile::open(m_path); // refuses a FIFO or a device by name (engine/core/file_io.h)
+    if (!file)
+        return file.error();
+    const uint64_t total = file->size();
+    InputStream in(std::move(*file));
 
     LineReader lines(in);
     uint64_t lineNo = 0;
@@ -730,10 +730,10 @@ Result<std::vector<TorchTrace>> readTorchTraceDir(const std::string& path, const
         const std::string name = it->path().filename().string();
         if (!endsWith(name, ".log"))
             continue;
-        std::ifstream in(it->path(), std::ios::binary);
-        std::string head(64 * 1024, '\0');
-        in.read(head.data(), std::streamsize(head.size()));
-        head.resize(size_t(in.gcount()));
+        auto in = InputFile::open(it->path().string()); // a path swapped for a FIFO is refused, not read
+        if (!in)
+            continue;
+        const std::string head = in->head(64 * 1024);
         if (looksLikeTorchTrace(head))
             files.push_back(it->path().string());
     }

@@ -1,6 +1,8 @@
 // Reads a scenario file (docs/scenario-format.md): JSON syntax, the top level, config, device and
 // calls. Graphs are read by scenario_graph_reader.cpp.
 #include "engine/scenario/scenario.h"
+
+#include "engine/core/file_io.h"
 #include "engine/scenario/scenario_json.h"
 
 #include <algorithm>
@@ -9,7 +11,6 @@
 #include <cmath>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
 #include <map>
 #include <set>
 
@@ -537,7 +538,7 @@ Result<Scenario> readScenarioFile(const std::string& path)
     if (fs::is_directory(st))
         return makeError(ErrorCode::Io, "cannot read scenario file: it is a directory", path);
     if (!fs::is_regular_file(st))
-        return makeError(ErrorCode::Io, "cannot read scenario file: it is not a regular file", path);
+        return notReadError(path, pathKindOf(path)); // a FIFO, socket or device, by name
     uint64_t size = fs::file_size(path, ec);
     if (ec)
         return makeError(ErrorCode::Io, "cannot read scenario file: " + ec.message(), path);
@@ -546,19 +547,19 @@ Result<Scenario> readScenarioFile(const std::string& path)
             "scenario file is " + std::to_string(size >> 20) + " MiB; the limit is "
                 + std::to_string(kMaxFileBytes >> 20) + " MiB",
             path);
-    std::ifstream in(path, std::ios::binary);
+    auto in = InputFile::open(path); // never blocks: a path swapped for a FIFO is refused (engine/core/file_io.h)
     if (!in)
-        return makeError(ErrorCode::Io, std::string("cannot open scenario file: ") + std::strerror(errno), path);
+        return in.error();
     std::string text;
     try {
         text.resize(size_t(size));
-        in.read(text.data(), std::streamsize(size));
-        text.resize(size_t(in.gcount()));
     } catch (const std::exception&) {
         return makeError(ErrorCode::Io, "cannot read scenario file: out of memory", path);
     }
-    if (in.bad())
+    const long long got = in->read(text.data(), text.size());
+    if (got < 0)
         return makeError(ErrorCode::Io, "cannot read scenario file: read error", path);
+    text.resize(size_t(got));
     return parseScenario(text, path);
 }
 

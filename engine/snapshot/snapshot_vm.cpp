@@ -2,13 +2,14 @@
 // dicts into records is in snapshot_records.cpp.
 #include "engine/snapshot/snapshot_vm.h"
 
+#include "engine/core/file_io.h"
 #include "engine/pickle/pickle_vm.h"
 
 #include <algorithm>
+#include <cerrno>
 #include <cstring>
 #include <new>
 #include <stdexcept>
-#include <sys/stat.h>
 
 namespace engine::snapshot {
 
@@ -713,16 +714,15 @@ Result<Snapshot> readSnapshot(std::string_view bytes, const std::string& path, c
 
 Result<Snapshot> readSnapshotFile(const std::string& path, const ReadOptions& options)
 {
-    struct stat st;
-    if (::stat(path.c_str(), &st) != 0)
-        return makeError(ErrorCode::Io, "cannot open: " + std::string(std::strerror(errno)), path);
-    if (S_ISDIR(st.st_mode))
-        return makeError(ErrorCode::Io, "is a directory, not a snapshot file", path);
-    std::FILE* f = std::fopen(path.c_str(), "rb");
+    auto file = InputFile::open(path); // refuses a FIFO, a device, a folder (engine/core/file_io.h)
+    if (!file)
+        return file.error();
+    const uint64_t size = file->size();
+    std::FILE* f = file->releaseToFile();
     if (!f)
         return makeError(ErrorCode::Io, "cannot open: " + std::string(std::strerror(errno)), path);
     std::unique_ptr<std::FILE, int (*)(std::FILE*)> closer(f, &std::fclose);
-    detail::SnapshotInput in(f, uint64_t(st.st_size));
+    detail::SnapshotInput in(f, size);
     return runGuarded(in, path, options);
 }
 

@@ -52,6 +52,8 @@ public:
     /// Cancel button in the status bar; what fails is shown in the inline banner.
     void importFiles(const QStringList& paths);
     QString projectPath() const { return m_projectPath; }
+    /// The project is damaged (PRAGMA quick_check): shown read-only, nothing imported into it.
+    bool projectReadOnly() const { return m_projectReadOnly; }
     bool importRunning() const { return m_import->running(); }
     /// Makes the first project item (depth first) whose label is `label` current, as a click would.
     bool selectProjectItem(const QString& label);
@@ -144,6 +146,7 @@ private:
     QString m_selectKind;
     qlonglong m_selectId = -1;
     bool m_autoSelectRun = true; ///< the first outline of a session opens its first run
+    bool m_projectReadOnly = false; ///< the open project is damaged: read-only
 };
 
 } // namespace gui

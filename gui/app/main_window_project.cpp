@@ -49,17 +49,27 @@ constexpr int kRecentProjects = 8;
 struct OutlineOutcome {
     storage::OutlineNode outline;
     QString error;
+    QString damage; ///< SQLite's quick_check report: the project is damaged, shown read-only
 };
 
 OutlineOutcome loadOutline(const QString& path)
 {
     auto db = storage::openProject(path.toStdString());
-    if (!db)
-        return { {}, QString::fromStdString(db.error().toString()) };
+    if (!db) {
+        // A damaged project is refused for writing; it may still open read-only, with the damage told.
+        storage::Database::OpenOptions readOnly;
+        readOnly.readOnly = true;
+        readOnly.create = false;
+        auto damaged = storage::openProject(path.toStdString(), readOnly);
+        if (!damaged || damaged->damage().empty())
+            return { {}, QString::fromStdString(db.error().toString()), {} };
+        db = std::move(damaged);
+    }
+    const QString damage = QString::fromStdString(db->damage());
     auto outline = storage::readOutline(*db);
     if (!outline)
-        return { {}, QString::fromStdString(outline.error().toString()) };
-    return { std::move(outline.value()), {} };
+        return { {}, QString::fromStdString(outline.error().toString()), damage };
+    return { std::move(outline.value()), {}, damage };
 }
 
 QStringList localPaths(const QMimeData* mime)
@@ -238,6 +248,7 @@ void MainWindow::rememberRecent(const QString& path)
 void MainWindow::openProject(const QString& path, const QStringList& importFirst)
 {
     m_projectPath = QFileInfo(path).absoluteFilePath();
+    m_projectReadOnly = false; // until its outline's open says it is damaged
     m_docks["Project"]->setWindowTitle("Project: " + QFileInfo(path).fileName());
     setWindowTitle(QFileInfo(path).fileName() + " - aclgraph-inspector");
     m_autoSelectRun = true;
@@ -253,8 +264,18 @@ void MainWindow::reloadOutline()
     loadLatest<OutlineOutcome>(
         this, m_outlineGeneration, [path = m_projectPath] { return loadOutline(path); },
         [this](const OutlineOutcome& o) {
+            m_projectReadOnly = !o.damage.isEmpty();
+            const QString name = QFileInfo(m_projectPath).fileName();
+            setWindowTitle(name + (m_projectReadOnly ? " [read-only] - aclgraph-inspector" : " - aclgraph-inspector"));
+            const QString damage = m_projectReadOnly
+                ? QString("%1: the project is damaged, so it is opened read-only (no import into it, no runs "
+                          "saved); what it shows may be incomplete. SQLite's quick_check says:\n%2")
+                      .arg(m_projectPath, o.damage.trimmed())
+                : QString();
+            if (m_projectReadOnly && o.error.isEmpty())
+                showBanner(damage);
             if (!o.error.isEmpty()) {
-                showBanner(o.error);
+                showBanner(m_projectReadOnly ? damage + "\nReading it failed: " + o.error : o.error);
                 m_projectModel->setOutline({});
             } else {
                 m_projectModel->setOutline(o.outline);
@@ -281,6 +302,12 @@ void MainWindow::importFiles(const QStringList& paths)
 {
     if (m_projectPath.isEmpty())
         m_projectPath = defaultProjectPath();
+    if (m_projectReadOnly) {
+        showBanner(QString("%1 is damaged and open read-only: nothing is imported into it. Open or create another "
+                           "project (File > Open) to import.")
+                       .arg(m_projectPath));
+        return;
+    }
     if (!m_import->start(m_projectPath, paths)) {
         statusBar()->showMessage("An import is running: wait for it or cancel it first.", 5000);
         return;

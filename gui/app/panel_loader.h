@@ -20,6 +20,7 @@ inline storage::Result<storage::Database> openProjectReadOnly(const QString& dbP
     storage::Database::OpenOptions readOnly;
     readOnly.readOnly = true;
     readOnly.create = false;
+    readOnly.quickCheckMaxBytes = 0; // the window checked the project when it opened it
     return storage::openProject(dbPath.toStdString(), readOnly);
 }
 

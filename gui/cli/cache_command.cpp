@@ -103,12 +103,25 @@ engine::cache::CheckOptions checkOptions(const Args& a, engine::cache::Purpose p
     return o;
 }
 
+/// A FIFO, socket or device is refused by name before anything stats its "mode" or opens it
+/// (engine/core/file_io.h); a missing path is left to each command's own message.
+bool refusedInput(const std::string& path, std::ostream& err)
+{
+    const engine::PathKind kind = engine::pathKindOf(path);
+    if (kind == engine::PathKind::Missing || kind == engine::PathKind::Regular || kind == engine::PathKind::Directory)
+        return false;
+    err << "error: " << engine::notReadError(path, kind).toString() << "\n";
+    return true;
+}
+
 int lsCommand(const Args& a, std::ostream& out, std::ostream& err)
 {
     if (a.positional.size() != 1) {
         err << kCacheUsage;
         return 2;
     }
+    if (refusedInput(a.positional[0], err))
+        return 1;
     engine::cache::ScanOptions options;
     options.check = checkOptions(a, engine::cache::Purpose::Load);
     auto scan = engine::cache::scanCache(a.positional[0], options);
@@ -127,6 +140,8 @@ int showCommand(const Args& a, std::ostream& out, std::ostream& err)
         err << kCacheUsage;
         return 2;
     }
+    if (refusedInput(a.positional[0], err))
+        return 1;
     const auto report = engine::cache::checkCacheFile(a.positional[0], checkOptions(a, engine::cache::Purpose::Load));
     if (!report.file.exists && !report.file.isSymlink) {
         err << "error: " << a.positional[0] << ": no such file\n";
@@ -145,6 +160,8 @@ int readableCommand(const Args& a, std::ostream& out, std::ostream& err)
         err << kCacheUsage;
         return 2;
     }
+    if (refusedInput(a.positional[0], err))
+        return 1;
     const auto report
         = engine::cache::checkCacheFile(a.positional[0], checkOptions(a, engine::cache::Purpose::Readable));
     if (const engine::cache::CacheCheck* f = report.firstFailure()) {

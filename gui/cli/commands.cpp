@@ -13,7 +13,7 @@ const char* kUsage
       "[--calls N] [--json] [--log-level "
       "debug|info|warning] [--db FILE] [-o FILE]\n"
       "       aclgraph-inspector import PATH... --db FILE [--simulate] [--quiet]\n"
-      "       aclgraph-inspector runs --db FILE [--json] [--run ID]\n"
+      "       aclgraph-inspector runs --db FILE [--json] [--run ID] [--check]\n"
       "       aclgraph-inspector report SCENARIO|GRAPH|PROJECT.aclgi|CACHE|SNAPSHOT... -o "
       "FILE.json|FILE.md|FILE.html|FILE.pdf [--compare | --compare-set NAME=VALUE...] [--title TEXT]\n"
       "       aclgraph-inspector passes SCENARIO|GRAPH [--graph ID] [--set NAME=VALUE ...] [--symbols "

@@ -7,6 +7,7 @@
 #include <atomic>
 #include <csignal>
 #include <cstdio>
+#include <filesystem>
 #include <iomanip>
 #include <mutex>
 #include <ostream>
@@ -125,6 +126,9 @@ int importCommand(const std::vector<std::string>& args, std::ostream& out, std::
             lineWidth = text.size();
         };
 
+    // Decided: a 0-byte --db file becomes a new project (SQLite treats it as an empty database); said.
+    if (std::error_code ec; std::filesystem::is_regular_file(db, ec) && std::filesystem::file_size(db, ec) == 0 && !ec)
+        err << "note: " << db << " is empty (0 bytes): a new project is created in it\n";
     g_interrupted = false;
     auto previous = std::signal(SIGINT, onInterrupt);
     storage::ImportJob job(db, paths, options);

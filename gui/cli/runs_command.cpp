@@ -175,11 +175,14 @@ int runsCommand(const std::vector<std::string>& args, std::ostream& out, std::os
 {
     std::string dbPath;
     bool json = false;
+    bool check = false; // quick_check whatever the project's size
     std::optional<int64_t> runId;
     for (size_t i = 0; i < args.size(); ++i) {
         const std::string& a = args[i];
         if (a == "--json") {
             json = true;
+        } else if (a == "--check") {
+            check = true;
         } else if ((a == "--db" || a == "--run") && i + 1 < args.size()) {
             const std::string& v = args[++i];
             if (a == "--db") {
@@ -199,17 +202,29 @@ int runsCommand(const std::vector<std::string>& args, std::ostream& out, std::os
         }
     }
     if (dbPath.empty()) {
-        err << "usage: aclgraph-inspector runs --db FILE [--json] [--run ID]\n";
+        err << "usage: aclgraph-inspector runs --db FILE [--json] [--run ID] [--check]\n";
         return 2;
     }
     storage::Database::OpenOptions options;
     options.create = false;
     options.readOnly = true;
+    if (check)
+        options.quickCheckMaxBytes = UINT64_MAX;
     auto db = storage::openProject(dbPath, options);
     if (!db) {
         err << "error: " << db.error().toString() << "\n";
         return 1;
     }
+    if (!db->damage().empty())
+        err << "warning: " << dbPath
+            << ": the project is damaged; it is read read-only and what follows may be incomplete. SQLite's "
+               "quick_check says:\n"
+            << db->damage();
+    else if (check)
+        err << dbPath << ": quick_check found no damage\n";
+    else if (!db->quickChecked())
+        err << "note: " << dbPath << " is larger than " << (options.quickCheckMaxBytes >> 20)
+            << " MiB, so it was not checked for damage on open (runs --check checks it)\n";
     if (runId) {
         auto run = storage::readRun(*db, *runId);
         if (!run) {

@@ -97,7 +97,8 @@ TEST_F(IngestTmp, BadInputsNameThePathAndThePlace)
     ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
     auto f = detectSource(fifo);
     ASSERT_FALSE(f.ok());
-    EXPECT_NE(f.error().message.find("not a regular file"), std::string::npos);
+    EXPECT_EQ(f.error().message, "a FIFO (named pipe) is not read; aclgraph-inspector reads regular files and folders");
+    EXPECT_EQ(f.error().context, fifo);
     write("only/notes.md", "# notes\n");
     EXPECT_FALSE(detectSource((m_dir / "only").string()).ok());
 }

@@ -13,6 +13,7 @@
 #include "gui/graph/graph_items.h"
 #include "gui/graph/graph_scene.h"
 #include "gui/graph/graph_view_widget.h"
+#include "sample_project.h"
 
 #include <QAbstractItemModelTester>
 #include <QAbstractProxyModel>
@@ -332,6 +333,45 @@ private slots:
         QVERIFY(imported.wait(20000));
         QVERIFY2(window.bannerText().contains("broken.json:2:"), qPrintable(window.bannerText()));
         QVERIFY(!window.runtimePanel()->run());
+    }
+
+    // A damaged project (garbage over its middle pages, the header kept): the window opens it
+    // read-only, says so in its banner and title, and imports nothing into it.
+    void damagedProjectOpensReadOnly()
+    {
+        QTemporaryDir dir;
+        QString project;
+        importSampleWithRun(dir, "02_dynamic_decode_reuse.json", project);
+        QFile f(project);
+        QVERIFY(f.open(QIODevice::ReadWrite));
+        const qint64 pages = f.size() / 4096;
+        QVERIFY2(pages > 40, qPrintable(QString::number(f.size())));
+        for (qint64 page = pages / 3; page < pages / 3 + 24; page += 3) {
+            QVERIFY(f.seek(page * 4096 + 100));
+            f.write(QByteArray(2000, '\x5a'));
+        }
+        f.close();
+        QFile original(project);
+        QVERIFY(original.open(QIODevice::ReadOnly));
+        const QByteArray before = original.readAll();
+        original.close();
+
+        gui::MainWindow window({ project });
+        QSignalSpy shown(&window, &gui::MainWindow::projectShown);
+        QSignalSpy imported(&window, &gui::MainWindow::importFinished);
+        window.show();
+        QVERIFY(shown.wait(20000));
+        QVERIFY(window.projectReadOnly());
+        QVERIFY2(window.windowTitle().contains("[read-only]"), qPrintable(window.windowTitle()));
+        QVERIFY2(window.bannerText().contains("the project is damaged, so it is opened read-only"),
+            qPrintable(window.bannerText()));
+        QVERIFY2(window.bannerText().contains("quick_check says"), qPrintable(window.bannerText()));
+
+        window.importFiles({ ACLGI_SOURCE_DIR "/tests/data/fx/print_readable_simple.py" });
+        QVERIFY2(window.bannerText().contains("nothing is imported into it"), qPrintable(window.bannerText()));
+        QVERIFY(!imported.wait(500));
+        QVERIFY(original.open(QIODevice::ReadOnly));
+        QVERIFY(original.readAll() == before);
     }
 
     // Every item model on screen stays consistent (QAbstractItemModelTester, fatal) while a run is
