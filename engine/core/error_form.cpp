@@ -48,6 +48,8 @@ bool isWholeFileMessage(std::string_view message)
         "cannot read",
         "cannot list",
         "cannot stat",
+        "cannot write",
+        "cannot create",
         "is a directory",
         "not a regular file",
         "no such file",
@@ -70,7 +72,7 @@ bool isWholeFileMessage(std::string_view message)
 }
 
 // A place at the start of `s` (what follows "FILE: "): "offset N", "byte N", "line N", a JSON or
-// pickle path "$...", "table T row N", "member M", "entry E", each followed by ": " or ", ".
+// pickle path "$...", "table T row N", "member M", "entry E", "check C" (a TorchAir check).
 bool startsWithPlace(std::string_view s)
 {
     for (std::string_view word : { std::string_view("offset "), std::string_view("byte "), std::string_view("line "),
@@ -89,7 +91,8 @@ bool startsWithPlace(std::string_view s)
         std::string_view rest = s.substr(row + 5);
         return eatNumber(rest);
     }
-    return startsWith(s, "member ") || startsWith(s, "entry ");
+    // "check permissions": one of TorchAir's checks of a compile-cache file, whose text is relayed.
+    return startsWith(s, "member ") || startsWith(s, "entry ") || startsWith(s, "check ");
 }
 
 bool checkRest(std::string_view rest, const std::string& file, std::string* why)
@@ -105,6 +108,14 @@ bool checkRest(std::string_view rest, const std::string& file, std::string* why)
         if (startsWith(r, ": ") || r.empty())
             return true;
         return fail(why, "'" + file + "' is followed by a line number but not by ': '");
+    }
+    // A member of the file: "FILE [py_code]:12:5", "FILE [signature]": a text inside the file
+    // (a pickle's string, an archive's member), then the place in it.
+    if (startsWith(rest, " [")) {
+        const size_t close = rest.find(']');
+        if (close == std::string_view::npos || close == 2)
+            return fail(why, "'" + file + " [' opens a member name that is not closed");
+        return checkRest(rest.substr(close + 1), file + std::string(rest.substr(0, close + 1)), why);
     }
     // A folder's entry: DIR/entry..., then the entry's own place.
     if (startsWith(rest, "/") || (!file.empty() && file.back() == '/')) {
@@ -124,7 +135,7 @@ bool checkRest(std::string_view rest, const std::string& file, std::string* why)
     return fail(why,
         "no place after '" + file
             + ": ' (line:col, 'offset N', 'byte N', 'line N', a '$' path, 'table T row N', 'member M', "
-              "'entry E') and no message about the whole file");
+              "'entry E', 'check C') and no message about the whole file");
 }
 
 } // namespace

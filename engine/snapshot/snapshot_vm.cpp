@@ -92,6 +92,13 @@ bool SnapshotVm::fail(std::string message)
     return false;
 }
 
+bool SnapshotVm::failAt(const std::string& place, std::string message)
+{
+    if (!m_error)
+        m_error = makeError(ErrorCode::ParseError, std::move(message), m_path + ": " + place);
+    return false;
+}
+
 bool SnapshotVm::need(uint64_t n)
 {
     if (m_in.left() < n)
@@ -216,6 +223,7 @@ bool SnapshotVm::newContainer(VK kind, uint32_t& slot)
     c.closed = false;
     c.converted = false;
     c.memoIndex = UINT64_MAX;
+    c.firstOther = UINT64_MAX;
     return true;
 }
 
@@ -299,8 +307,12 @@ bool SnapshotVm::addItems(VK wanted, size_t mark)
         Val v = m_stack[k];
         if (!receive(v, wanted == VK::Dict ? nullptr : &m_slots[slot]))
             return false;
-        if (v.kind != VK::Taken)
-            m_slots[slot].items.push_back(v); // m_slots may have grown: no reference kept
+        if (v.kind != VK::Taken) {
+            Container& list = m_slots[slot]; // m_slots may have grown: no reference kept
+            if (list.firstOther == UINT64_MAX && wanted != VK::Dict)
+                list.firstOther = list.items.size() + (list.records ? list.records->count() : 0);
+            list.items.push_back(v);
+        }
     }
     m_stack.resize(mark);
     return true;

@@ -37,6 +37,18 @@ struct Args {
     std::string against;
 };
 
+/// The line of a failed TorchAir check: the file, the check (the place TorchAir's text comes from),
+/// TorchAir's exception and text verbatim, then what we add in parentheses: "FILE: check
+/// permissions: PermissionError: Permissions must be 600 (the file has mode 644; ...)".
+std::string checkLine(const std::string& path, const engine::cache::CacheCheck& c, const std::string& note)
+{
+    std::string line = path + ": check " + c.name + ": " + c.exception + ": " + c.message;
+    std::string added = c.detail;
+    if (!note.empty())
+        added += (added.empty() ? "" : "; ") + note;
+    return added.empty() ? line : line + " (" + added + ")";
+}
+
 /// Parses the options every cache subcommand shares; false (with a message) on bad usage.
 bool parseArgs(const std::vector<std::string>& args, size_t first, Args& a, std::ostream& err)
 {
@@ -149,12 +161,14 @@ int readableCommand(const Args& a, std::ostream& out, std::ostream& err)
         = engine::cache::checkCacheFile(a.positional[0], checkOptions(a, engine::cache::Purpose::Readable));
     if (const engine::cache::CacheCheck* f = report.firstFailure()) {
         if (!a.force || !report.artifact) {
-            err << "error: " << f->exception << ": " << f->message << "\n";
-            if (report.artifact)
-                err << "(TorchAir's readable_cache raises this; --force prints the listing anyway)\n";
+            err << "error: "
+                << checkLine(a.positional[0], *f,
+                       report.artifact ? "TorchAir's readable_cache raises this; --force prints the listing anyway"
+                                       : "TorchAir's readable_cache raises this")
+                << "\n";
             return 1;
         }
-        err << "warning: TorchAir's readable_cache would raise " << f->exception << ": " << f->message << "\n";
+        err << "warning: " << checkLine(a.positional[0], *f, "TorchAir's readable_cache would raise this") << "\n";
     }
     const auto& artifact = *report.artifact;
     if (!a.python && artifact.compiledFn.versions.candidates.size() > 1) {
@@ -169,7 +183,8 @@ int readableCommand(const Args& a, std::ostream& out, std::ostream& err)
         return 0;
     }
     if (std::string refused = engine::cache::checkReadableOutput(a.out); !refused.empty()) {
-        err << "error: " << (refused.rfind("Output", 0) == 0 ? "ValueError: " : "PermissionError: ") << refused << "\n";
+        err << "error: " << a.out << ": " << (refused.rfind("Output", 0) == 0 ? "ValueError: " : "PermissionError: ")
+            << refused << " (the output file as a whole; TorchAir's readable_cache raises this)\n";
         return 1;
     }
     std::error_code ec;
