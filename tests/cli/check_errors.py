@@ -122,6 +122,23 @@ try:
     missing = tmp / "no_such.json"
     expect_error(missing, "simulate", missing)
 
+    # import: a failed file's line ("failed KIND PATH") is followed by its error, indented; the
+    # import names files by their absolute paths.
+    db = tmp / "errors.aclgi"
+    for p in [tmp / "wrong_type.json", tmp / "seg_int.pickle", tmp / "bad_fx.py"]:
+        r = run("import", "--db", db, p, expect=1)
+        lines = r.stdout.splitlines() + r.stderr.splitlines()
+        at = next((i for i, line in enumerate(lines) if line.startswith("failed")), None)
+        check(at is not None and at + 1 < len(lines), f"import {p}: no 'failed' line in {lines!r}")
+        if at is not None and at + 1 < len(lines):
+            line = lines[at + 1].strip()
+            f = subprocess.run([FORM, str(p.resolve()), line], capture_output=True, text=True)
+            check(f.returncode == 0, f"import {p}: not FILE: PLACE: MESSAGE ({f.stdout.strip()}): {line!r}")
+
+    # passes: a graph id the scenario does not hold.
+    sample = DATA.parent.parent / "resources" / "samples" / "01_prompt_and_decode.json"
+    expect_error(sample, "passes", sample, "--graph", "nope")
+
     # stages: a debug folder that is a file.
     notdir = tmp / "notdir"
     notdir.write_text("x")
