@@ -9,8 +9,10 @@
 
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <ostream>
+#include <set>
 #include <sys/stat.h>
 
 namespace gui::cli {
@@ -33,6 +35,11 @@ struct Args {
     std::optional<engine::marshal::PyVersion> python;
     std::vector<std::pair<std::string, engine::PyValue>> settings;
     std::string config;
+    /// Settings read from --config and not given by --set: their place in the file, for errors
+    /// ("config.json: $.config.capture_limit").
+    std::map<std::string, std::string> configPlace;
+    std::string configRoot; ///< "config.json: $.config" (or "$"): where --config's settings are
+    std::set<std::string> setNames; ///< settings given by --set
     std::string repr;
     std::string against;
 };
@@ -239,9 +246,16 @@ bool readConfig(const std::string& path, Args& a, std::ostream& err)
         a.backend
             = j["backend"] == "npugraph_ex" ? engine::config::Backend::NpugraphEx : engine::config::Backend::TorchAir;
     std::vector<std::pair<std::string, engine::PyValue>> read;
+    std::set<std::string> given; // by --set, which wins
+    for (const auto& [name, value] : a.settings)
+        given.insert(name);
+    a.configRoot = path + ": $" + (&settings != &j ? ".config" : "");
     for (auto it = settings.begin(); it != settings.end(); ++it)
-        if (&settings != &j || (it.key() != "backend"))
+        if (&settings != &j || (it.key() != "backend")) {
             read.emplace_back(it.key(), toPy(it.value()));
+            if (!given.count(it.key()))
+                a.configPlace[it.key()] = path + ": $." + (&settings != &j ? "config." : "") + it.key();
+        }
     a.settings.insert(a.settings.begin(), read.begin(), read.end()); // --set wins over the file
     return true;
 }
@@ -252,6 +266,8 @@ int keyCommand(Args& a, std::ostream& out, std::ostream& err)
         err << kCacheUsage;
         return 2;
     }
+    for (const auto& [name, value] : a.settings)
+        a.setNames.insert(name);
     if (!a.config.empty() && !readConfig(a.config, a, err))
         return 1;
     std::optional<std::string> repr;
@@ -269,7 +285,18 @@ int keyCommand(Args& a, std::ostream& out, std::ostream& err)
     const engine::config::Backend backend = a.backend.value_or(engine::config::guessBackend(a.settings));
     auto key = engine::cache::computeCacheKey(backend, a.settings, repr);
     if (!key) {
-        err << "error: " << key.error().toString() << "\n";
+        // The error's context is the setting's name: a setting of --config is named at its place in
+        // the file, one of --set by the option.
+        const engine::Error& e = key.error();
+        const auto place = a.configPlace.find(e.context);
+        if (place != a.configPlace.end())
+            err << "error: " << place->second << ": " << e.message << "\n";
+        else if (!e.context.empty() && a.setNames.count(e.context))
+            err << "error: --set " << e.context << ": " << e.message << "\n";
+        else if (!a.configRoot.empty())
+            err << "error: " << a.configRoot << ": " << e.toString() << "\n";
+        else
+            err << "error: " << e.toString() << "\n";
         return 1;
     }
     std::vector<engine::report::KeyAgainst> against;

@@ -135,6 +135,13 @@ try:
             f = subprocess.run([FORM, str(p.resolve()), line], capture_output=True, text=True)
             check(f.returncode == 0, f"import {p}: not FILE: PLACE: MESSAGE ({f.stdout.strip()}): {line!r}")
 
+    # cache key --config: a bad setting is named at its place in the file; one of --set by the option.
+    cfg = tmp / "cfg.json"
+    cfg.write_text('{"config": {"capture_limit": "x"}}')
+    expect_error(cfg, "cache", "key", "--config", cfg, contains="$.config.capture_limit: ")
+    r = run("cache", "key", "--config", cfg, "--set", "capture_limit='y'", expect=1)
+    check("error: --set capture_limit: " in r.stderr, f"cache key --set: {r.stderr!r}")
+
     # passes: a graph id the scenario does not hold.
     sample = DATA.parent.parent / "resources" / "samples" / "01_prompt_and_decode.json"
     expect_error(sample, "passes", sample, "--graph", "nope")
