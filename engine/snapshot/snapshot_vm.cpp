@@ -503,6 +503,13 @@ Result<Snapshot> SnapshotVm::run()
             + " bytes after STOP ignored");
     if (m_options.progress && !m_options.progress(m_in.total(), m_in.total()))
         return makeError(ErrorCode::Cancelled, "cancelled", m_path);
+    // A warning is kept once, at the offset where it was first met; it says how often it was met.
+    for (std::string& w : m_snap.warnings) {
+        const size_t colon = w.find(": ");
+        const auto seen = colon == std::string::npos ? m_warned.end() : m_warned.find(w.substr(colon + 2));
+        if (seen != m_warned.end() && seen->second > 1)
+            w += " (" + std::to_string(seen->second) + " times; the first here)";
+    }
     return std::move(m_snap);
 }
 

@@ -60,3 +60,18 @@ TEST(ErrorForm, SnapshotSegmentThatIsAListIsAnErrorAtItsPath)
         "deep.pickle: $.segments[0]: a segment is a dict with 'total_size' and 'blocks', not a list");
     EXPECT_TRUE(errorNamesPlace(r.error(), "deep.pickle"));
 }
+
+// A warning met several times is kept once, at the offset of the first, and says how often.
+TEST(ErrorForm, SnapshotWarningsAreCountedAtTheirFirstPlace)
+{
+    // pickle.dumps({'segments': [{'total_size': 24, 'address': 0, 'blocks': [three blocks of state
+    // 'odd']}]}, protocol=2)
+    const std::string bytes("\x80\x02\x7d\x71\x00\x58\x08\x00\x00\x00\x73\x65\x67\x6d\x65\x6e\x74\x73\x71\x01\x5d\x71\x02\x7d\x71\x03\x28\x58\x0a\x00\x00\x00\x74\x6f\x74\x61\x6c\x5f\x73\x69\x7a\x65\x71\x04\x4b\x18\x58\x07\x00\x00\x00\x61\x64\x64\x72\x65\x73\x73\x71\x05\x4b\x00\x58\x06\x00\x00\x00\x62\x6c\x6f\x63\x6b\x73\x71\x06\x5d\x71\x07\x28\x7d\x71\x08\x28\x58\x04\x00\x00\x00\x73\x69\x7a\x65\x71\x09\x4b\x08\x58\x05\x00\x00\x00\x73\x74\x61\x74\x65\x71\x0a\x58\x03\x00\x00\x00\x6f\x64\x64\x71\x0b\x75\x7d\x71\x0c\x28\x68\x09\x4b\x08\x68\x0a\x68\x0b\x75\x7d\x71\x0d\x28\x68\x09\x4b\x08\x68\x0a\x68\x0b\x75\x65\x75\x61\x73\x2e", 150);
+    auto r = engine::snapshot::readSnapshot(bytes, "odd.pickle");
+    ASSERT_TRUE(r.ok()) << r.error().toString();
+    ASSERT_EQ(r->warnings.size(), 1u);
+    EXPECT_EQ(r->warnings[0].rfind("offset ", 0), 0u) << r->warnings[0];
+    EXPECT_NE(r->warnings[0].find("a block's state odd is not known; read as inactive (3 times; the first here)"),
+        std::string::npos)
+        << r->warnings[0];
+}
