@@ -14,7 +14,10 @@ bool fail(std::string* why, std::string text)
     return false;
 }
 
-bool startsWith(std::string_view s, std::string_view prefix) { return s.substr(0, prefix.size()) == prefix; }
+bool startsWith(std::string_view s, std::string_view prefix)
+{
+    return s.substr(0, prefix.size()) == prefix;
+}
 
 // Skips one or more digits at the start of `s`; false when there is none.
 bool eatNumber(std::string_view& s)

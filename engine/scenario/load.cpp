@@ -209,8 +209,9 @@ Result<Scenario> loadScenarioOrGraph(
                     artifact->moduleError + " (the cache file's py_code, TorchAir's generated module, does not read)");
             if (!artifact->module)
                 return makeError(ErrorCode::InvalidArgument,
-                    artifact->hasCompiledFx ? "$.compiled_fx.py_code: our reader did not read it"
-                                            : "$.compiled_fx: the cache file has no compiled_fx (TorchAir would recompile it)",
+                    artifact->hasCompiledFx
+                        ? "$.compiled_fx.py_code: our reader did not read it"
+                        : "$.compiled_fx: the cache file has no compiled_fx (TorchAir would recompile it)",
                     path);
             for (const std::string& p : artifact->problems)
                 s.diagnostics.push_back(path + ": warning: " + p);

@@ -427,9 +427,9 @@ bool SnapshotVm::toTrace(Container& dict, TraceEntry& e)
     return ok && !m_error;
 }
 
-std::string SnapshotVm::kindName(const Val& given) const
+std::string SnapshotVm::kindName(const Val& given)
 {
-    const Val v = const_cast<SnapshotVm*>(this)->resolved(given);
+    const Val v = resolved(given);
     switch (v.kind) {
     case VK::None:
         return "None";
@@ -573,8 +573,8 @@ bool SnapshotVm::finishRoot(const Val& root)
                 if (m_error)
                     return false;
                 if (resolved(item->items[d]).kind != VK::List || !trace)
-                    return failAt(place,
-                        "a device's trace is a list of trace entries, not " + kindName(item->items[d]));
+                    return failAt(
+                        place, "a device's trace is a list of trace entries, not " + kindName(item->items[d]));
                 if (!takeTraces(*trace, m_snap.deviceTraces.back(), place))
                     return false;
             }

@@ -255,7 +255,7 @@ private:
     /// (K_blocks: segments, K_state: blocks, K_action: trace entries) and takes nothing.
     bool checkRecordList(const Container& list, uint32_t want, const std::string& place);
     /// "a list", "an int", "a dict without the keys of a segment", ... for the type errors.
-    std::string kindName(const Val& v) const;
+    std::string kindName(const Val& v);
     std::string render(const Val& v, int depth) const;
     void warnOnce(const std::string& what);
 

@@ -1,6 +1,7 @@
 // libFuzzer target for the FX readers (scripts/fuzz.sh fx_reader SECONDS). Any input must be read
-// without a crash, leak, hang or sanitizer report, an error must name the file and the place; and a graph read from readable code must survive
-// writeFxCode + readFxCode with the same nodes, which checks the writer against the reader too.
+// without a crash, leak, hang or sanitizer report, an error must name the file and the place; and a graph read from
+// readable code must survive writeFxCode + readFxCode with the same nodes, which checks the writer against the reader
+// too.
 #include "engine/readers/fx_code_writer.h"
 #include "engine/readers/fx_reader.h"
 #include "tests/fuzz/error_form_check.h"

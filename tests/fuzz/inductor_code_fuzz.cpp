@@ -1,8 +1,8 @@
 // libFuzzer target for the readers of Inductor's Python files (scripts/fuzz.sh inductor_code
 // SECONDS): readInductorOutputCode (output_code.py) and readFxRunnable (fx_graph_runnable.py). Any
-// input must be read without a crash, leak, hang or sanitizer report, an error must name the file and the place, and what is read must hold
-// together: the summary counts the plan's steps, the peak never exceeds what was allocated, and a
-// graph, when there is one, finalizes again.
+// input must be read without a crash, leak, hang or sanitizer report, an error must name the file and the place, and
+// what is read must hold together: the summary counts the plan's steps, the peak never exceeds what was allocated, and
+// a graph, when there is one, finalizes again.
 #include "engine/readers/fx_runnable.h"
 #include "engine/readers/inductor_code.h"
 #include "tests/fuzz/error_form_check.h"
