@@ -46,7 +46,7 @@ bool isWholeFileMessage(std::string_view message)
 {
     static const std::string_view kPhrases[] = {
         "whole file",
-        "empty",
+        "is empty",
         "cannot open",
         "cannot read",
         "cannot list",
@@ -59,17 +59,18 @@ bool isWholeFileMessage(std::string_view message)
         "larger than",
         "too big",
         "too large",
+        "the limit is",
         "cancelled",
         "out of memory",
         "read error",
-        "permission",
-        "file mode",
-        "the file is ",
     };
     const std::string m = lower(message.substr(0, 200));
     for (std::string_view p : kPhrases)
         if (m.find(p) != std::string::npos)
             return true;
+    // "empty input: no pickle", "empty file: no Inductor output code".
+    if (startsWith(m, "empty"))
+        return true;
     // "not a TORCH_TRACE folder or log file", "not a pickle": the file is of another kind.
     return startsWith(m, "not a ") || startsWith(m, "not an ");
 }
