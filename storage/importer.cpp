@@ -183,7 +183,7 @@ Result<void> readGraphFile(const std::string& path, Payload& p, bool runPasses)
     if (!read)
         return read.error();
     if (read->graphs.empty())
-        return Error { ErrorCode::InvalidArgument, "the file holds no FX graph", path };
+        return Error { ErrorCode::InvalidArgument, "the whole file holds no FX graph", path };
     p.diagnostics = diagnosticTexts(read->diagnostics);
     std::optional<engine::config::Options> options;
     if (runPasses)

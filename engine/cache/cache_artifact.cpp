@@ -295,7 +295,13 @@ Result<CacheArtifact> readCacheArtifact(std::string_view bytes, const std::strin
         else if (fxv->kind == pickle::Kind::Object) {
             a.hasCompiledFx = true;
             a.signatureText = strField(doc, fx, "CompiledFX", "signature", a.problems);
-            a.pyCode = strField(doc, fx, "CompiledFX", "py_code", a.problems);
+            bool pyCodeFound = false;
+            a.pyCode = strField(doc, fx, "CompiledFX", "py_code", a.problems, &pyCodeFound);
+            // Nothing to read: the reason names the place (TorchAir's exec of it would fail too).
+            if (a.pyCode.empty())
+                a.moduleError = path + ": $.compiled_fx.py_code: "
+                    + (pyCodeFound ? std::string("an empty str: no generated module to read")
+                                   : a.problems.back() + ": no generated module to read");
             a.signature = parseSignature(a.signatureText);
             const uint32_t params = pickle::field(doc, fx, "input_parameters");
             const pickle::Value* pv = doc.get(params);

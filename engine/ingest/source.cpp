@@ -260,14 +260,15 @@ Result<Detected> detectFileIn(const std::string& path, bool inFolder)
     if (readers::inductor::looksLikeInductorOutputCode(head))
         return Detected { SourceKind::InductorCode, "Inductor's generated module ('# AOT ID' and torch._inductor imports)" };
     if (ext == ".md" || ext == ".log" || ext == ".sh" || ext == ".csv" || ext == ".jsonl")
-        return Error { ErrorCode::InvalidArgument, "a " + ext + " file of no kind aclgraph-inspector reads", path };
+        return Error { ErrorCode::InvalidArgument, "not a file aclgraph-inspector reads (a " + ext + " file)", path };
     // FX code as PyTorch prints it has a forward (readable code, fx_graph_runnable.py) or a graph():
     // block with placeholders (print(gm.graph)); any other text is no graph.
     const bool fx = head.find("def forward(") != std::string::npos || head.find("graph():") != std::string::npos
         || head.find("placeholder[target=") != std::string::npos || head.find("PlaceHolder[target=") != std::string::npos;
     if (!fx)
         return Error { ErrorCode::InvalidArgument,
-            "text with no FX graph in its first 64 KiB (no 'def forward(', no 'graph():' with placeholders)", path };
+            "not an FX graph file: no FX graph in its first 64 KiB (no 'def forward(', no 'graph():' with placeholders)",
+            path };
     return Detected { SourceKind::FxGraph, "FX code (a forward or a graph(): block in its first 64 KiB)" };
 }
 

@@ -106,6 +106,7 @@ void ForwardBuilder::expectNodes(size_t count)
     count = std::min(count, kMaxReserved);
     m_graph.nodes.reserve(count);
     m_annotated.reserve(count);
+    m_nodeLines.reserve(count);
     m_names.reserve(count);
 }
 
@@ -195,6 +196,7 @@ void ForwardBuilder::removePlaceholders(const std::set<std::string>& names)
         if (kept != i) {
             m_graph.nodes[kept] = std::move(m_graph.nodes[i]);
             m_annotated[kept] = m_annotated[i];
+            m_nodeLines[kept] = m_nodeLines[i];
         }
         ++kept;
     }
@@ -202,6 +204,7 @@ void ForwardBuilder::removePlaceholders(const std::set<std::string>& names)
         return;
     m_graph.nodes.resize(kept);
     m_annotated.resize(kept);
+    m_nodeLines.resize(kept);
     m_names.retain(newIndex);
 }
 
@@ -216,6 +219,7 @@ bool ForwardBuilder::define(Node n, size_t offset, bool annotated)
     m_lineNode = int(m_graph.nodes.size());
     m_graph.nodes.push_back(std::move(n));
     m_annotated.push_back(annotated);
+    m_nodeLines.push_back(m_line ? m_line->line : m_lastPosition.line);
     return true;
 }
 

@@ -141,6 +141,7 @@ private:
     Graph m_graph;
     NameTable m_names; ///< node names and placeholder aliases -> index
     std::vector<bool> m_annotated; ///< per node: the statement printed an annotation
+    std::vector<int> m_nodeLines; ///< per node: the line of its statement (for the graph's own checks)
     std::map<std::string, int> m_skipped; ///< names of statements that could not be read -> line
     std::map<std::string, std::pair<AnnotationSource, std::string>> m_pendingAnnotations; ///< pytree
     std::string m_provenance;

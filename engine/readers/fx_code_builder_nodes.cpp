@@ -367,8 +367,19 @@ Result<Graph> ForwardBuilder::finish()
     if (m_graph.nodes.capacity() > 2 * m_graph.nodes.size() + 64)
         m_graph.nodes.shrink_to_fit(); // expectNodes() guessed far too many
     auto done = m_graph.finalize();
-    if (!done)
-        return makeError(done.error().code, "graph '" + m_graph.id + "': " + done.error().message, m_sink.path());
+    if (!done) {
+        // The graph's checks name the node ("node 'x' uses ..."): its statement is the place; without
+        // one, the end of the forward.
+        Position place = m_lastPosition;
+        const std::string& message = done.error().message;
+        if (message.rfind("node '", 0) == 0) {
+            const size_t end = message.find('\'', 6);
+            const int index = end == std::string::npos ? -1 : m_names.find(message.substr(6, end - 6));
+            if (index >= 0 && size_t(index) < m_nodeLines.size())
+                place = Position { m_nodeLines[size_t(index)], 1 };
+        }
+        return m_sink.error(place, "graph '" + m_graph.id + "': " + message, done.error().code);
+    }
     if (m_sliceUses > 0) {
         if (m_sink.full())
             m_sink.drop();

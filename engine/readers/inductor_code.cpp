@@ -322,7 +322,7 @@ Result<OutputCode> Reader::run()
             m_out.kernels[m_kernelIndex].line);
     if (m_out.kernels.empty() && m_out.functions.empty() && m_out.aotIds.empty())
         return makeError(ErrorCode::ParseError,
-            "not Inductor's generated module: no `# AOT ID:` line, no `async_compile` kernel and no "
+            "not an Inductor generated module (output_code.py): no `# AOT ID:` line, no `async_compile` kernel and no "
             "`def call(args)`",
             m_out.path);
     finish();

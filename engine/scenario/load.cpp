@@ -203,10 +203,15 @@ Result<Scenario> loadScenarioOrGraph(
             if (!artifact->isArtifact)
                 return makeError(ErrorCode::InvalidArgument,
                     "this pickle is no TorchAir cache file (its top object is " + artifact->topClass + ")", path);
+            // moduleError names the file and the place in py_code ("FILE [py_code]:3:1: ...").
+            if (!artifact->module && artifact->hasCompiledFx && !artifact->moduleError.empty())
+                return makeError(ErrorCode::InvalidArgument,
+                    artifact->moduleError + " (the cache file's py_code, TorchAir's generated module, does not read)");
             if (!artifact->module)
                 return makeError(ErrorCode::InvalidArgument,
-                    artifact->hasCompiledFx ? "its py_code does not read: " + artifact->moduleError
-                                            : "the cache file has no compiled_fx (TorchAir would recompile it)",
+                    artifact->hasCompiledFx
+                        ? "$.compiled_fx.py_code: our reader did not read it"
+                        : "$.compiled_fx: the cache file has no compiled_fx (TorchAir would recompile it)",
                     path);
             for (const std::string& p : artifact->problems)
                 s.diagnostics.push_back(path + ": warning: " + p);
@@ -230,7 +235,7 @@ Result<Scenario> loadScenarioOrGraph(
             if (!read)
                 return read.error();
             if (read->graphs.empty())
-                return makeError(ErrorCode::InvalidArgument, "the file holds no FX graph", path);
+                return makeError(ErrorCode::InvalidArgument, "the whole file holds no FX graph", path);
             for (const auto& d : read->diagnostics)
                 s.diagnostics.push_back(d.toString());
             g = std::move(read->graphs.front());
@@ -247,7 +252,8 @@ Result<Scenario> loadScenarioOrGraph(
             if (!symbols.count(sym)) {
                 if (requireSymbols)
                     return makeError(ErrorCode::InvalidArgument,
-                        "graph '" + g.id + "' uses symbol " + sym + ": give its value, e.g. --symbols " + sym + "=4",
+                        "graph '" + g.id + "' uses symbol " + sym
+                            + ", and nothing in the whole file gives its value: give it, e.g. --symbols " + sym + "=4",
                         path);
                 s.diagnostics.push_back(path + ": note: graph '" + g.id + "' uses symbol " + sym
                     + ", which has no value: figures that need its sizes (memory, bytes) are unknown; give it with --symbols "

@@ -129,10 +129,11 @@ Result<Breakdown> breakdownAt(const Snapshot& snapshot, const SnapshotStory& sto
         site = describeStack(snapshot, stack);
         if (site.empty())
             site = "(no stack recorded)";
-        const auto add = [&](std::map<std::string, Share>& parts, const std::string& key) {
+        // C++17 lambdas cannot capture a structured binding (clang refuses it): capture its size.
+        const auto add = [&, size = l.size](std::map<std::string, Share>& parts, const std::string& key) {
             Share& s = parts[key];
             s.name = key;
-            s.bytes += l.size;
+            s.bytes += size;
             ++s.blocks;
         };
         add(owners, owner);

@@ -120,22 +120,26 @@ bool SnapshotVm::receive(Val& v, Container* list)
             if (!list->records)
                 list->records = std::make_unique<TypedRecords>();
             TypedRecords& r = *list->records;
+            const uint64_t index = r.count() + list->items.size(); // where the list holds it
             if (kind == K_action) {
                 TraceEntry e;
                 if (!toTrace(*c, e))
                     return false;
+                r.firstTrace = std::min(r.firstTrace, index);
                 r.traces.push_back(e);
             } else if (kind == K_state) {
                 Block b;
                 bool hasAddress = false;
                 if (!toBlock(*c, b, hasAddress))
                     return false;
+                r.firstBlock = std::min(r.firstBlock, index);
                 r.blocks.push_back(b);
                 r.blockHasAddress.push_back(hasAddress);
             } else {
                 Segment s;
                 if (!toSegment(*c, s))
                     return false;
+                r.firstSegment = std::min(r.firstSegment, index);
                 r.segments.push_back(std::move(s));
             }
             v = Val { VK::Taken, 0, 0 };
@@ -371,10 +375,15 @@ bool SnapshotVm::toSegment(Container& dict, Segment& s)
         case K_frames:
             return stackOf(v, s.stack, what);
         case K_blocks: {
+            if (resolved(v).kind == VK::None)
+                break;
             Container* list = container(v);
-            if (!list) {
-                return !m_error;
-            }
+            if (m_error)
+                return false;
+            if (resolved(v).kind != VK::List || !list)
+                return fail("a segment's 'blocks' is " + kindName(v) + ", not a list of blocks");
+            if (!checkRecordList(*list, K_state, "a segment's 'blocks'"))
+                return false;
             if (list->records) {
                 s.blocks = std::move(list->records->blocks);
                 std::vector<bool> hasAddress = std::move(list->records->blockHasAddress);
@@ -385,8 +394,6 @@ bool SnapshotVm::toSegment(Container& dict, Segment& s)
                     next = s.blocks[j].address + s.blocks[j].size;
                 }
             }
-            if (!list->items.empty())
-                warnOnce("a segment's 'blocks' holds items that are not blocks; ignored");
             release(v.ref, Val { VK::Taken, 0, 0 });
             break;
         }
@@ -452,10 +459,73 @@ bool SnapshotVm::toTrace(Container& dict, TraceEntry& e)
     return ok && !m_error;
 }
 
-bool SnapshotVm::takeTraces(Container& list, TraceList& out)
+std::string SnapshotVm::kindName(const Val& given)
 {
-    if (!list.items.empty())
-        warnOnce("a device trace holds items that are not trace entries; ignored");
+    const Val v = resolved(given);
+    switch (v.kind) {
+    case VK::None:
+        return "None";
+    case VK::Bool:
+        return "a bool";
+    case VK::Int:
+    case VK::UInt:
+    case VK::BigInt:
+        return "an int";
+    case VK::Float:
+        return "a float";
+    case VK::Str:
+        return "a str";
+    case VK::Bytes:
+        return "bytes";
+    case VK::Pair:
+    case VK::Tuple:
+        return "a tuple";
+    case VK::Frame:
+        return "a frame (a dict with 'filename')";
+    case VK::Stack:
+        return "a list of frames";
+    case VK::Taken:
+        return "a record already used";
+    case VK::List:
+        return "a list";
+    case VK::Set:
+        return "a set";
+    case VK::Dict:
+        return "a dict without the keys of a segment, block or trace entry";
+    }
+    return "a value";
+}
+
+bool SnapshotVm::checkRecordList(const Container& list, uint32_t want, const std::string& place)
+{
+    const char* what = want == K_blocks ? "a segment is a dict with 'total_size' and 'blocks'"
+        : want == K_state               ? "a block is a dict with 'size' and 'state'"
+                                        : "a trace entry is a dict with 'action'";
+    uint64_t bad = list.firstOther;
+    std::string is = bad == UINT64_MAX ? std::string() : kindName(list.items.front());
+    if (list.records) {
+        const TypedRecords& r = *list.records;
+        const auto consider = [&](uint64_t index, uint32_t kind, const char* name) {
+            if (kind != want && index < bad) {
+                bad = index;
+                is = name;
+            }
+        };
+        consider(r.firstTrace, K_action, "a trace entry (a dict with 'action')");
+        consider(r.firstBlock, K_state, "a block (a dict with 'state')");
+        consider(r.firstSegment, K_blocks, "a segment (a dict with 'blocks' or 'total_size')");
+    }
+    if (bad == UINT64_MAX)
+        return true;
+    const std::string at = place + "[" + std::to_string(bad) + "]";
+    const std::string message = std::string(what) + ", not " + is;
+    return place.rfind("$", 0) == 0 ? failAt(at, message) : fail(at + ": " + message);
+}
+
+bool SnapshotVm::takeTraces(Container& list, TraceList& out, const std::string& place)
+{
+    if (!checkRecordList(list, K_action, place))
+        return false;
     if (list.records)
         out = std::move(list.records->traces); // the chunks move: never two copies of the trace
     return true;
@@ -490,10 +560,10 @@ bool SnapshotVm::finishRoot(const Val& root)
         return false;
     if (c && (c->kind == VK::List)) { // the old form: memory_snapshot()'s segment list
         m_snap.bareList = true;
+        if (!checkRecordList(*c, K_blocks, "$"))
+            return false;
         if (c->records)
             m_snap.segments = std::move(c->records->segments);
-        if (!c->items.empty())
-            warnOnce("the segment list holds items that are not segments; ignored");
         return true;
     }
     if (!c || c->kind != VK::Dict)
@@ -508,23 +578,43 @@ bool SnapshotVm::finishRoot(const Val& root)
         Container* item = container(v);
         if (m_error)
             return false;
-        if (key.ref == K_segments && item) {
+        const VK kind = resolved(v).kind;
+        if (key.ref == K_segments) {
+            if (kind != VK::List || !item)
+                return failAt("$.segments", "'segments' is " + kindName(v) + ", not a list of segments");
             sawSegments = true;
+            if (!checkRecordList(*item, K_blocks, "$.segments"))
+                return false;
             if (item->records)
                 m_snap.segments = std::move(item->records->segments);
-        } else if (key.ref == K_device_traces && item) {
+        } else if (key.ref == K_device_traces && kind != VK::None) {
+            if (kind != VK::List || !item)
+                return failAt("$.device_traces",
+                    "'device_traces' is " + kindName(v) + ", not a list of per-device lists of trace entries");
+            if (item->records) {
+                const TypedRecords& r = *item->records;
+                const uint64_t first = std::min({ r.firstTrace, r.firstBlock, r.firstSegment });
+                return failAt("$.device_traces[" + std::to_string(first) + "]",
+                    "a device's trace is a list of trace entries, not a record");
+            }
             m_snap.deviceTraces.clear();
-            for (const Val& d : item->items) {
+            for (size_t d = 0; d < item->items.size(); ++d) {
+                const std::string place = "$.device_traces[" + std::to_string(d) + "]";
                 m_snap.deviceTraces.emplace_back();
-                Container* trace = container(d);
+                Container* trace = container(item->items[d]);
                 if (m_error)
                     return false;
-                if (trace && !takeTraces(*trace, m_snap.deviceTraces.back()))
+                if (resolved(item->items[d]).kind != VK::List || !trace)
+                    return failAt(
+                        place, "a device's trace is a list of trace entries, not " + kindName(item->items[d]));
+                if (!takeTraces(*trace, m_snap.deviceTraces.back(), place))
                     return false;
             }
-            if (item->records)
-                warnOnce("'device_traces' holds trace entries outside a per-device list; ignored");
-        } else if (key.ref == K_allocator_settings && item && item->kind == VK::Dict) {
+        } else if (key.ref == K_allocator_settings && kind != VK::None) {
+            if (kind != VK::Dict || !item) {
+                warnOnce("'allocator_settings' is " + kindName(v) + ", not a dict; not read");
+                continue;
+            }
             for (size_t j = 0; j + 1 < item->items.size(); j += 2)
                 m_snap.allocatorSettings.emplace_back(render(item->items[j], 0), render(item->items[j + 1], 0));
         }

@@ -93,6 +93,13 @@ bool SnapshotVm::fail(std::string message)
     return false;
 }
 
+bool SnapshotVm::failAt(const std::string& place, std::string message)
+{
+    if (!m_error)
+        m_error = makeError(ErrorCode::ParseError, std::move(message), m_path + ": " + place);
+    return false;
+}
+
 bool SnapshotVm::need(uint64_t n)
 {
     if (m_in.left() < n)
@@ -222,6 +229,7 @@ bool SnapshotVm::newContainer(VK kind, uint32_t& slot)
     c.closed = false;
     c.converted = false;
     c.memoIndex = UINT64_MAX;
+    c.firstOther = UINT64_MAX;
     return true;
 }
 
@@ -305,8 +313,12 @@ bool SnapshotVm::addItems(VK wanted, size_t mark)
         Val v = m_stack[k];
         if (!receive(v, wanted == VK::Dict ? nullptr : &m_slots[slot]))
             return false;
-        if (v.kind != VK::Taken)
-            m_slots[slot].items.push_back(v); // m_slots may have grown: no reference kept
+        if (v.kind != VK::Taken) {
+            Container& list = m_slots[slot]; // m_slots may have grown: no reference kept
+            if (list.firstOther == UINT64_MAX && wanted != VK::Dict)
+                list.firstOther = list.items.size() + (list.records ? list.records->count() : 0);
+            list.items.push_back(v);
+        }
     }
     m_stack.resize(mark);
     return true;
@@ -497,6 +509,13 @@ Result<Snapshot> SnapshotVm::run()
             + " bytes after STOP ignored");
     if (m_options.progress && !m_options.progress(m_in.total(), m_in.total()))
         return makeError(ErrorCode::Cancelled, "cancelled", m_path);
+    // A warning is kept once, at the offset where it was first met; it says how often it was met.
+    for (std::string& w : m_snap.warnings) {
+        const size_t colon = w.find(": ");
+        const auto seen = colon == std::string::npos ? m_warned.end() : m_warned.find(w.substr(colon + 2));
+        if (seen != m_warned.end() && seen->second > 1)
+            w += " (" + std::to_string(seen->second) + " times; the first here)";
+    }
     return std::move(m_snap);
 }
 

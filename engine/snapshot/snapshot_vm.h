@@ -120,6 +120,10 @@ struct TypedRecords {
     std::vector<Block> blocks;
     std::vector<bool> blockHasAddress; ///< legacy blocks carry no address; the segment tiles them
     std::vector<Segment> segments;
+    /// Index in the list of the first trace entry, block and segment it received (UINT64_MAX:
+    /// none), for the error when a list holds records of the wrong kind.
+    uint64_t firstTrace = UINT64_MAX, firstBlock = UINT64_MAX, firstSegment = UINT64_MAX;
+    uint64_t count() const { return traces.size() + blocks.size() + segments.size(); }
 };
 
 struct Container {
@@ -135,6 +139,9 @@ struct Container {
     uint64_t memoIndex = UINT64_MAX; ///< where it was last memoized, to swap in its conversion
     std::vector<Val> items; ///< Dict: key, value, key, value, ...
     std::unique_ptr<TypedRecords> records;
+    /// List: index of the first item that is not a record (the records left `items`), for the
+    /// error that names it; UINT64_MAX while there is none.
+    uint64_t firstOther = UINT64_MAX;
 };
 
 /// Dict keys and values the conversion looks for, interned first so that string id == enum value.
@@ -222,6 +229,8 @@ private:
     void release(uint32_t slot, const Val& replacement);
     void memoReplace(uint32_t slot, const Val& replacement);
     bool refuse(const std::string& what);
+    /// Like fail(), at a place named by its pickle path ("$.segments[0]") instead of the offset.
+    bool failAt(const std::string& place, std::string message);
 
     // snapshot_records.cpp: dicts into records.
     /// `v` moves into `list` (nullptr: into a dict, a tuple, or the top): a record dict goes into
@@ -245,7 +254,12 @@ private:
     bool text(const Val& v, TextId& out);
     bool pool(const Val& v, memory::PoolId& out, uint32_t key, const char* record);
     bool finishRoot(const Val& root);
-    bool takeTraces(Container& list, TraceList& out);
+    bool takeTraces(Container& list, TraceList& out, const std::string& place);
+    /// Checks that the records of `list` (at pickle path `place`) are all of kind `want`
+    /// (K_blocks: segments, K_state: blocks, K_action: trace entries) and takes nothing.
+    bool checkRecordList(const Container& list, uint32_t want, const std::string& place);
+    /// "a list", "an int", "a dict without the keys of a segment", ... for the type errors.
+    std::string kindName(const Val& v);
     std::string render(const Val& v, int depth) const;
     void warnOnce(const std::string& what);
 

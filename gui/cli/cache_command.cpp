@@ -9,8 +9,10 @@
 
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <ostream>
+#include <set>
 #include <sys/stat.h>
 
 namespace gui::cli {
@@ -33,9 +35,26 @@ struct Args {
     std::optional<engine::marshal::PyVersion> python;
     std::vector<std::pair<std::string, engine::PyValue>> settings;
     std::string config;
+    /// Settings read from --config and not given by --set: their place in the file, for errors
+    /// ("config.json: $.config.capture_limit").
+    std::map<std::string, std::string> configPlace;
+    std::string configRoot; ///< "config.json: $.config" (or "$"): where --config's settings are
+    std::set<std::string> setNames; ///< settings given by --set
     std::string repr;
     std::string against;
 };
+
+/// The line of a failed TorchAir check: the file, the check (the place TorchAir's text comes from),
+/// TorchAir's exception and text verbatim, then what we add in parentheses: "FILE: check
+/// permissions: PermissionError: Permissions must be 600 (the file has mode 644; ...)".
+std::string checkLine(const std::string& path, const engine::cache::CacheCheck& c, const std::string& note)
+{
+    std::string line = path + ": check " + c.name + ": " + c.exception + ": " + c.message;
+    std::string added = c.detail;
+    if (!note.empty())
+        added += (added.empty() ? "" : "; ") + note;
+    return added.empty() ? line : line + " (" + added + ")";
+}
 
 /// Parses the options every cache subcommand shares; false (with a message) on bad usage.
 bool parseArgs(const std::vector<std::string>& args, size_t first, Args& a, std::ostream& err)
@@ -166,12 +185,14 @@ int readableCommand(const Args& a, std::ostream& out, std::ostream& err)
         = engine::cache::checkCacheFile(a.positional[0], checkOptions(a, engine::cache::Purpose::Readable));
     if (const engine::cache::CacheCheck* f = report.firstFailure()) {
         if (!a.force || !report.artifact) {
-            err << "error: " << f->exception << ": " << f->message << "\n";
-            if (report.artifact)
-                err << "(TorchAir's readable_cache raises this; --force prints the listing anyway)\n";
+            err << "error: "
+                << checkLine(a.positional[0], *f,
+                       report.artifact ? "TorchAir's readable_cache raises this; --force prints the listing anyway"
+                                       : "TorchAir's readable_cache raises this")
+                << "\n";
             return 1;
         }
-        err << "warning: TorchAir's readable_cache would raise " << f->exception << ": " << f->message << "\n";
+        err << "warning: " << checkLine(a.positional[0], *f, "TorchAir's readable_cache would raise this") << "\n";
     }
     const auto& artifact = *report.artifact;
     if (!a.python && artifact.compiledFn.versions.candidates.size() > 1) {
@@ -186,7 +207,8 @@ int readableCommand(const Args& a, std::ostream& out, std::ostream& err)
         return 0;
     }
     if (std::string refused = engine::cache::checkReadableOutput(a.out); !refused.empty()) {
-        err << "error: " << (refused.rfind("Output", 0) == 0 ? "ValueError: " : "PermissionError: ") << refused << "\n";
+        err << "error: " << a.out << ": " << (refused.rfind("Output", 0) == 0 ? "ValueError: " : "PermissionError: ")
+            << refused << " (the output file as a whole; TorchAir's readable_cache raises this)\n";
         return 1;
     }
     std::error_code ec;
@@ -241,9 +263,16 @@ bool readConfig(const std::string& path, Args& a, std::ostream& err)
         a.backend
             = j["backend"] == "npugraph_ex" ? engine::config::Backend::NpugraphEx : engine::config::Backend::TorchAir;
     std::vector<std::pair<std::string, engine::PyValue>> read;
+    std::set<std::string> given; // by --set, which wins
+    for (const auto& [name, value] : a.settings)
+        given.insert(name);
+    a.configRoot = path + ": $" + (&settings != &j ? ".config" : "");
     for (auto it = settings.begin(); it != settings.end(); ++it)
-        if (&settings != &j || (it.key() != "backend"))
+        if (&settings != &j || (it.key() != "backend")) {
             read.emplace_back(it.key(), toPy(it.value()));
+            if (!given.count(it.key()))
+                a.configPlace[it.key()] = path + ": $." + (&settings != &j ? "config." : "") + it.key();
+        }
     a.settings.insert(a.settings.begin(), read.begin(), read.end()); // --set wins over the file
     return true;
 }
@@ -254,6 +283,8 @@ int keyCommand(Args& a, std::ostream& out, std::ostream& err)
         err << kCacheUsage;
         return 2;
     }
+    for (const auto& [name, value] : a.settings)
+        a.setNames.insert(name);
     if (!a.config.empty() && !readConfig(a.config, a, err))
         return 1;
     std::optional<std::string> repr;
@@ -271,7 +302,18 @@ int keyCommand(Args& a, std::ostream& out, std::ostream& err)
     const engine::config::Backend backend = a.backend.value_or(engine::config::guessBackend(a.settings));
     auto key = engine::cache::computeCacheKey(backend, a.settings, repr);
     if (!key) {
-        err << "error: " << key.error().toString() << "\n";
+        // The error's context is the setting's name: a setting of --config is named at its place in
+        // the file, one of --set by the option.
+        const engine::Error& e = key.error();
+        const auto place = a.configPlace.find(e.context);
+        if (place != a.configPlace.end())
+            err << "error: " << place->second << ": " << e.message << "\n";
+        else if (!e.context.empty() && a.setNames.count(e.context))
+            err << "error: --set " << e.context << ": " << e.message << "\n";
+        else if (!a.configRoot.empty())
+            err << "error: " << a.configRoot << ": " << e.toString() << "\n";
+        else
+            err << "error: " << e.toString() << "\n";
         return 1;
     }
     std::vector<engine::report::KeyAgainst> against;

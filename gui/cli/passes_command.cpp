@@ -261,7 +261,11 @@ int passesCommand(const std::vector<std::string>& args, std::ostream& out, std::
         }
         graph = graphId.empty() ? &scenario->graphs.front() : scenario->graph(graphId);
         if (!graph) {
-            err << "error: " << path << ": no graph '" << graphId << "'\n";
+            std::string ids;
+            for (const auto& g : scenario->graphs)
+                ids += (ids.empty() ? "" : ", ") + g.id;
+            err << "error: " << path << ": no graph '" << graphId << "' in the whole file (its graphs: " << ids
+                << ")\n";
             return 1;
         }
         // Sizes for the memory measurement: the scenario's first call of this graph unless given.

@@ -395,8 +395,9 @@ int stagesCommand(const std::vector<std::string>& args, std::ostream& out, std::
     for (int i : { a, b }) {
         const DebugStage& s = g.stages[size_t(i)];
         if (!s.readable()) {
-            err << "error: " << stageTitle(s) << " of " << (g.label().empty() ? g.directory : g.label())
-                << " was not read: " << (s.error ? errorText(*s.error) : s.path + ": " + s.note) << "\n";
+            // The stage's own error names its file and place; which stage it is comes after.
+            err << "error: " << (s.error ? errorText(*s.error) : s.path + ": the whole file: " + s.note) << " ("
+                << stageTitle(s) << " of " << (g.label().empty() ? g.directory : g.label()) << " was not read)\n";
             return 1;
         }
     }

@@ -111,7 +111,8 @@ try:
     r = run("cache", "readable", sym, expect=1)
     check(f"ValueError: Cache file {sym} can not be a symlink" in r.stderr, f"symlink cache: {r.stderr!r}")
     r = run("cache", "readable", changed, "--force")
-    check(r.stdout.startswith("=" * 100) and "would raise PermissionError" in r.stderr, "--force prints anyway")
+    check(r.stdout.startswith("=" * 100) and "PermissionError: Permissions must be 600" in r.stderr
+          and "readable_cache would raise this" in r.stderr, "--force prints anyway")
     r = run("cache", "readable", root / "broken" / "no_such" / "compiled_module", expect=1)
     check("ValueError: Cache file " in r.stderr and "is not exists" in r.stderr, f"missing: {r.stderr!r}")
 

@@ -1,9 +1,11 @@
 // libFuzzer target for a whole compile-cache file (scripts/fuzz.sh cache_artifact SECONDS): the
 // pickle, the artifact's fields, compiled_fn through the marshal reader and disassembler, py_code
 // through the generated-module and FX readers, the readable_cache text and the JSON report. Any
-// input must be read without a crash, leak, hang or sanitizer report; errors name the file.
+// input must be read without a crash, leak, hang or sanitizer report; errors name the file and the place
+// (tests/fuzz/error_form_check.h).
 #include "engine/cache/cache_checks.h"
 #include "engine/report/cache_report.h"
+#include "tests/fuzz/error_form_check.h"
 
 #include <cstdint>
 #include <cstdio>
@@ -18,11 +20,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size)
     options.limits.maxDepth = 200;
     auto r = readCacheArtifact(std::string_view(reinterpret_cast<const char*>(data), size), "compiled_module", options);
     if (!r.ok()) {
-        if (r.error().context.rfind("compiled_module", 0) != 0) {
-            std::fprintf(
-                stderr, "cache_artifact_fuzz: an error without the file name: %s\n", r.error().toString().c_str());
-            std::abort();
-        }
+        checkErrorForm("cache_artifact_fuzz", r.error(), "compiled_module");
         return 0;
     }
     const CacheArtifact& a = r.value();

@@ -1,8 +1,10 @@
 // libFuzzer target for the FX readers (scripts/fuzz.sh fx_reader SECONDS). Any input must be read
-// without a crash, leak, hang or sanitizer report; and a graph read from readable code must survive
-// writeFxCode + readFxCode with the same nodes, which checks the writer against the reader too.
+// without a crash, leak, hang or sanitizer report, an error must name the file and the place; and a graph read from
+// readable code must survive writeFxCode + readFxCode with the same nodes, which checks the writer against the reader
+// too.
 #include "engine/readers/fx_code_writer.h"
 #include "engine/readers/fx_reader.h"
+#include "tests/fuzz/error_form_check.h"
 
 #include <cstdint>
 #include <cstdio>
@@ -24,15 +26,21 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size)
 {
     using namespace engine;
     const std::string_view text(reinterpret_cast<const char*>(data), size);
-    (void)readers::readFxText(text, "fuzz.py");
+    if (auto any = readers::readFxText(text, "fuzz.py"); !any.ok())
+        checkErrorForm("fx_reader_fuzz", any.error(), "fuzz.py");
     // The dump form keeps targets and strings as printed, which need not be Python: its graphs only
     // have to be written without a crash. Graphs from readable code must come back.
-    if (auto dump = readers::readFxGraphDump(text, "fuzz.txt"); dump.ok())
+    auto dump = readers::readFxGraphDump(text, "fuzz.txt");
+    if (!dump.ok())
+        checkErrorForm("fx_reader_fuzz", dump.error(), "fuzz.txt");
+    else
         for (const Graph& g : dump->graphs)
             (void)readers::readFxCode(readers::writeFxCode(g), "written.py");
     auto r = readers::readFxCode(text, "fuzz.py");
-    if (!r.ok())
+    if (!r.ok()) {
+        checkErrorForm("fx_reader_fuzz", r.error(), "fuzz.py");
         return 0;
+    }
     for (const Graph& g : r->graphs) {
         const std::string written = readers::writeFxCode(g);
         auto again = readers::readFxCode(written, "written.py");

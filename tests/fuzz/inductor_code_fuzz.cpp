@@ -1,10 +1,11 @@
 // libFuzzer target for the readers of Inductor's Python files (scripts/fuzz.sh inductor_code
 // SECONDS): readInductorOutputCode (output_code.py) and readFxRunnable (fx_graph_runnable.py). Any
-// input must be read without a crash, leak, hang or sanitizer report, and what is read must hold
-// together: the summary counts the plan's steps, the peak never exceeds what was allocated, and a
-// graph, when there is one, finalizes again.
+// input must be read without a crash, leak, hang or sanitizer report, an error must name the file and the place, and
+// what is read must hold together: the summary counts the plan's steps, the peak never exceeds what was allocated, and
+// a graph, when there is one, finalizes again.
 #include "engine/readers/fx_runnable.h"
 #include "engine/readers/inductor_code.h"
+#include "tests/fuzz/error_form_check.h"
 
 #include <cstdint>
 #include <cstdio>
@@ -29,7 +30,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size)
     const std::string_view text(reinterpret_cast<const char*>(data), size);
     (void)inductor::looksLikeInductorOutputCode(text.substr(0, 4096));
     (void)looksLikeFxRunnable(text.substr(0, 4096));
-    if (auto r = inductor::readInductorOutputCode(text, "fuzz.py"); r.ok()) {
+    if (auto r = inductor::readInductorOutputCode(text, "fuzz.py"); !r.ok()) {
+        checkErrorForm("inductor_code_fuzz", r.error(), "fuzz.py");
+    } else {
         const inductor::OutputCode& c = r.value();
         size_t allocs = 0, launches = 0;
         for (const inductor::PlanStep& s : c.plan) {
@@ -53,8 +56,11 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size)
                 fail("the plan's graph does not finalize again");
         }
     }
-    if (auto r = readFxRunnable(text, "fuzz_runnable.py"); r.ok() && r->graph) {
-        Graph g = *r->graph;
+    auto runnable = readFxRunnable(text, "fuzz_runnable.py");
+    if (!runnable.ok())
+        checkErrorForm("inductor_code_fuzz", runnable.error(), "fuzz_runnable.py");
+    else if (runnable->graph) {
+        Graph g = *runnable->graph;
         if (!g.finalize().ok())
             fail("the runnable's graph does not finalize again");
     }

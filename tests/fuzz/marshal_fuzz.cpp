@@ -3,6 +3,7 @@
 // must print: repr of the root (cut short, through shared and cyclic values), the version guess,
 // and the dis listing and instructions under every version of the data's code layout.
 #include "engine/marshal/disassembler.h"
+#include "tests/fuzz/error_form_check.h"
 
 #include <cstdint>
 #include <cstdio>
@@ -27,8 +28,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size)
     limits.maxDepth = 200;
     auto r = readMarshal(std::string_view(reinterpret_cast<const char*>(data), size), "fuzz.marshal", limits);
     if (!r.ok()) {
-        if (r.error().context.rfind("fuzz.marshal", 0) != 0)
-            fail("an error without the file name: " + r.error().toString());
+        checkErrorForm("marshal_fuzz", r.error(), "fuzz.marshal");
         return 0;
     }
     const Document& doc = *r;

@@ -2,6 +2,7 @@
 // read without a crash, leak, hang or sanitizer report, and whatever reads must print: repr of the
 // root (cut short, through shared and cyclic values), every finding, and getattr-like lookups.
 #include "engine/pickle/pickle_reader.h"
+#include "tests/fuzz/error_form_check.h"
 
 #include <cstdint>
 #include <cstdio>
@@ -28,8 +29,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size)
     options.limits.maxDepth = 200;
     auto r = readPickle(std::string_view(reinterpret_cast<const char*>(data), size), "fuzz.pkl", options);
     if (!r.ok()) {
-        if (r.error().context.rfind("fuzz.pkl", 0) != 0)
-            fail("an error without the file name: " + r.error().toString());
+        checkErrorForm("pickle_fuzz", r.error(), "fuzz.pkl");
         return 0;
     }
     const Document& doc = *r;

@@ -3,6 +3,7 @@
 // stacks and replay its traces, and every id it holds must point inside the snapshot.
 #include "engine/snapshot/memory_snapshot.h"
 #include "engine/snapshot/snapshot_run.h"
+#include "tests/fuzz/error_form_check.h"
 
 #include <cstdint>
 #include <cstdio>
@@ -31,8 +32,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size)
     using namespace engine::snapshot;
     auto r = readSnapshot(std::string_view(reinterpret_cast<const char*>(data), size), "fuzz.pickle");
     if (!r.ok()) {
-        if (r.error().context.rfind("fuzz.pickle", 0) != 0)
-            fail("an error without the file name: " + r.error().toString());
+        checkErrorForm("snapshot_fuzz", r.error(), "fuzz.pickle");
         return 0;
     }
     const Snapshot& s = *r;

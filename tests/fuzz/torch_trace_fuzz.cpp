@@ -3,6 +3,7 @@
 // read without a crash, leak, hang or sanitizer report; an error must name the file; what reads must
 // keep its payloads within maxPayloadBytes, hold each compile id once and end no span before it began.
 #include "engine/readers/torch_trace.h"
+#include "tests/fuzz/error_form_check.h"
 
 #include <cstdint>
 #include <cstdio>
@@ -57,8 +58,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size)
     options.maxPayloadBytes = kMaxPayload;
     auto r = readTorchTrace(file.path, options);
     if (!r.ok()) {
-        if (r.error().context.rfind(file.path, 0) != 0)
-            fail("an error without the file name: " + r.error().toString());
+        checkErrorForm("torch_trace_fuzz", r.error(), file.path);
         return 0;
     }
     const TorchTrace& t = *r;
