@@ -5,6 +5,7 @@
 #include "engine/readers/torch_trace.h"
 #include "engine/scenario/scenario.h"
 #include "engine/snapshot/memory_snapshot.h"
+#include "tests/temp_dir_test.h"
 
 #include <filesystem>
 #include <fstream>
@@ -21,26 +22,18 @@ using namespace engine;
 
 const std::string kFifoSaid = "a FIFO (named pipe) is not read; aclgraph-inspector reads regular files";
 
-class FileIo : public ::testing::Test {
+class FileIo : public TempDirTest {
 protected:
+    FileIo()
+        : TempDirTest("fileio")
+    {
+    }
     void SetUp() override
     {
-        m_dir = fs::temp_directory_path()
-            / ("aclgi-fileio-" + std::to_string(getpid()) + "-"
-                + ::testing::UnitTest::GetInstance()->current_test_info()->name());
-        fs::remove_all(m_dir);
-        fs::create_directories(m_dir);
-        m_fifo = (m_dir / "f.fifo").string();
+        TempDirTest::SetUp();
+        m_fifo = file("f.fifo");
         EXPECT_EQ(::mkfifo(m_fifo.c_str(), 0600), 0);
     }
-    void TearDown() override { fs::remove_all(m_dir); }
-    std::string write(const std::string& name, const std::string& bytes) const
-    {
-        fs::create_directories((m_dir / name).parent_path());
-        std::ofstream((m_dir / name).string(), std::ios::binary) << bytes;
-        return (m_dir / name).string();
-    }
-    fs::path m_dir;
     std::string m_fifo;
 };
 

@@ -4,6 +4,7 @@
 #include "engine/scenario/decoder_generator.h"
 #include "storage/importer.h"
 #include "storage/project_db.h"
+#include "tests/temp_dir_test.h"
 
 #include <filesystem>
 #include <fstream>
@@ -21,22 +22,11 @@ using Status = SourceResult::Status;
 
 const std::string kData = ACLGI_TEST_DATA_DIR;
 
-class ImportInputs : public ::testing::Test {
+class ImportInputs : public TempDirTest {
 protected:
-    void SetUp() override
+    ImportInputs()
+        : TempDirTest("inputs")
     {
-        m_dir = fs::temp_directory_path()
-            / ("aclgi-inputs-" + std::to_string(getpid()) + "-"
-                + ::testing::UnitTest::GetInstance()->current_test_info()->name());
-        fs::remove_all(m_dir);
-        fs::create_directories(m_dir);
-    }
-    void TearDown() override { fs::remove_all(m_dir); }
-    std::string file(const std::string& name) const { return (m_dir / name).string(); }
-    std::string write(const std::string& name, const std::string& bytes) const
-    {
-        std::ofstream(file(name), std::ios::binary) << bytes;
-        return file(name);
     }
     std::string fifo(const std::string& name) const
     {
@@ -49,7 +39,6 @@ protected:
         spec.layers = layers;
         return write(name, engine::scenario::decoderScenarioJson(spec, "{}", { 1, 2 }, 2, name));
     }
-    fs::path m_dir;
 };
 
 int64_t count(Database& db, const std::string& sql)

@@ -5,6 +5,7 @@
 #include "storage/importer.h"
 #include "storage/project_db.h"
 #include "storage/run_store.h"
+#include "tests/temp_dir_test.h"
 
 #include <chrono>
 #include <csignal>
@@ -25,22 +26,11 @@ using Status = SourceResult::Status;
 
 const std::string kData = ACLGI_TEST_DATA_DIR;
 
-class Importer : public ::testing::Test {
+class Importer : public TempDirTest {
 protected:
-    void SetUp() override
+    Importer()
+        : TempDirTest("import")
     {
-        m_dir = fs::temp_directory_path()
-            / ("aclgi-import-" + std::to_string(getpid()) + "-"
-                + ::testing::UnitTest::GetInstance()->current_test_info()->name());
-        fs::remove_all(m_dir);
-        fs::create_directories(m_dir);
-    }
-    void TearDown() override { fs::remove_all(m_dir); }
-    std::string file(const std::string& name) const { return (m_dir / name).string(); }
-    std::string write(const std::string& name, const std::string& text) const
-    {
-        std::ofstream(file(name), std::ios::binary) << text;
-        return file(name);
     }
     /// A generated decoder big enough that writing it crosses several progress ticks.
     std::string decoder(const std::string& name, int layers) const
@@ -49,7 +39,6 @@ protected:
         spec.layers = layers;
         return write(name, engine::scenario::decoderScenarioJson(spec, "{}", { 1, 2 }, 2, name));
     }
-    fs::path m_dir;
 };
 
 int64_t count(Database& db, const std::string& sql)
