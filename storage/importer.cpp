@@ -673,8 +673,8 @@ SourceResult importOne(Database& db, const std::string& givenPath, const ImportO
 /// importOne, with any exception it lets out (a reader's std::bad_alloc, a std::exception, anything
 /// else) turned into that source's failure: the Transaction's destructor has rolled its rows back by
 /// the time the catch runs, so nothing of the source stays, and the next source goes on.
-SourceResult importGuarded(Database& db, const std::string& path, const ImportOptions& options, size_t index,
-    size_t count, ReadTraces* read)
+SourceResult importGuarded(
+    Database& db, const std::string& path, const ImportOptions& options, size_t index, size_t count, ReadTraces* read)
 {
     std::string why;
     try {

@@ -486,7 +486,8 @@ Result<void> checkProjectFile(const std::string& path, const Database::OpenOptio
     auto detected = engine::ingest::detectFile(path);
     if (detected)
         return Error { ErrorCode::InvalidArgument,
-            std::string(inputWords(detected->kind)) + ", not a project: import it with `import " + path + " --db P.aclgi`",
+            std::string(inputWords(detected->kind)) + ", not a project: import it with `import " + path
+                + " --db P.aclgi`",
             path };
     return Error { ErrorCode::InvalidArgument,
         "not a project database: it does not start with SQLite's header, and it is no input aclgraph-inspector reads ("

@@ -204,7 +204,10 @@ std::FILE* InputFile::releaseToFile()
     return f;
 }
 
-int InputFile::release() { return std::exchange(m_fd, -1); }
+int InputFile::release()
+{
+    return std::exchange(m_fd, -1);
+}
 
 InputStream::Buf::Buf(InputFile file)
     : m_file(std::move(file))

@@ -252,7 +252,8 @@ std::string tabulate(const std::vector<OpCount>& rowsIn)
     rows.push_back(
         { "total", std::to_string(sumBefore), std::to_string(sumAfter), std::to_string(sumAfter - sumBefore) });
     for (const OpCount& c : rowsIn)
-        rows.push_back({ cutText(c.name), std::to_string(c.before), std::to_string(c.after), std::to_string(c.diff()) });
+        rows.push_back(
+            { cutText(c.name), std::to_string(c.before), std::to_string(c.after), std::to_string(c.diff()) });
     std::vector<size_t> widths(4, 2);
     for (const auto& row : rows)
         for (size_t i = 0; i < 4; ++i)
@@ -358,8 +359,8 @@ std::string compareText(const std::string& passName, const GraphDiff& diff)
 {
     return "After fx graph pass(" + passName + ") optimization:\n    before " + std::to_string(diff.nodesBefore)
         + " nodes, after " + std::to_string(diff.nodesAfter) + " nodes,\n    removed nodes: " + cutList(diff.removed)
-        + ",\n    added nodes: " + cutList(diff.added) + ",\n    operations statistics:\n "
-        + tabulate(diff.operations) + "\n\n    targets statistics:\n " + tabulate(diff.targets);
+        + ",\n    added nodes: " + cutList(diff.added) + ",\n    operations statistics:\n " + tabulate(diff.operations)
+        + "\n\n    targets statistics:\n " + tabulate(diff.targets);
 }
 
 std::string argText(const Arg& a)

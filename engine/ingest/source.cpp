@@ -1,8 +1,8 @@
 // What is this path? (engine/ingest/source.h)
 #include "engine/ingest/source.h"
 
-#include "engine/core/md5.h"
 #include "engine/core/file_io.h"
+#include "engine/core/md5.h"
 #include "engine/readers/debug_dir.h"
 #include "engine/readers/fx_runnable.h"
 #include "engine/readers/inductor_code.h"
@@ -198,7 +198,8 @@ Result<FolderContents> examineFolderAt(const fs::path& path, int depth)
             else
                 out.skipped.push_back(child.string() + ": " + d.error().message);
         } else {
-            out.skipped.push_back(child.string() + ": " + notReadError(child.string(), pathKindOf(child.string())).message);
+            out.skipped.push_back(
+                child.string() + ": " + notReadError(child.string(), pathKindOf(child.string())).message);
         }
     }
     return out;
@@ -267,7 +268,8 @@ Result<Detected> detectFileIn(const std::string& path, bool inFolder)
         || head.find("placeholder[target=") != std::string::npos || head.find("PlaceHolder[target=") != std::string::npos;
     if (!fx)
         return Error { ErrorCode::InvalidArgument,
-            "not an FX graph file: no FX graph in its first 64 KiB (no 'def forward(', no 'graph():' with placeholders)",
+            "not an FX graph file: no FX graph in its first 64 KiB (no 'def forward(', no 'graph():' with "
+            "placeholders)",
             path };
     return Detected { SourceKind::FxGraph, "FX code (a forward or a graph(): block in its first 64 KiB)" };
 }

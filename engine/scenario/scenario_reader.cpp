@@ -1,8 +1,7 @@
 // Reads a scenario file (docs/scenario-format.md): JSON syntax, the top level, config, device and
 // calls. Graphs are read by scenario_graph_reader.cpp.
-#include "engine/scenario/scenario.h"
-
 #include "engine/core/file_io.h"
+#include "engine/scenario/scenario.h"
 #include "engine/scenario/scenario_json.h"
 
 #include <algorithm>

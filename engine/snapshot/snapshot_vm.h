@@ -11,8 +11,8 @@
 /// already in memory. snapshot_vm.cpp runs the opcodes; snapshot_records.cpp converts the dicts.
 #include "engine/snapshot/memory_snapshot.h"
 
-#include <cstdio>
 #include <algorithm>
+#include <cstdio>
 #include <deque>
 #include <iterator>
 #include <memory>

@@ -68,7 +68,8 @@ TEST_F(FileIo, NothingThatIsNotARegularFileIsOpened)
     EXPECT_EQ(f.error().message, kFifoSaid + " and folders");
     auto z = readTextFile("/dev/zero", 1 << 20, "texts");
     ASSERT_FALSE(z.ok());
-    EXPECT_EQ(z.error().toString(), "/dev/zero: a character device is not read; aclgraph-inspector reads regular files and folders");
+    EXPECT_EQ(z.error().toString(),
+        "/dev/zero: a character device is not read; aclgraph-inspector reads regular files and folders");
     auto d = readTextFile(m_dir.string(), 1 << 20, "texts");
     ASSERT_FALSE(d.ok());
     EXPECT_NE(d.error().message.find("a folder"), std::string::npos) << d.error().message;
@@ -119,7 +120,8 @@ TEST_F(FileIo, EveryReaderRefusesAFifo)
     EXPECT_NE(scenario.error().message.find(kFifoSaid), std::string::npos) << scenario.error().message;
 
     // A debug folder whose stage file is a FIFO: named in a warning, the folder still read.
-    const fs::path forward = m_dir / "torch_compile_debug/run_2026_01_01_00_00_00_000000-pid_1/torchair/model__0/forward";
+    const fs::path forward
+        = m_dir / "torch_compile_debug/run_2026_01_01_00_00_00_000000-pid_1/torchair/model__0/forward";
     fs::create_directories(forward);
     ASSERT_EQ(::mkfifo((forward / "000_aot_forward_graph.txt").c_str(), 0600), 0);
     fs::copy_file(std::string(ACLGI_TEST_DATA_DIR)
@@ -130,8 +132,10 @@ TEST_F(FileIo, EveryReaderRefusesAFifo)
     ASSERT_TRUE(dir.ok()) << dir.error().toString();
     bool named = false;
     for (const auto& d : dir->diagnostics)
-        named |= d.file.find("000_aot_forward_graph.txt") != std::string::npos && d.message.find(kFifoSaid) != std::string::npos;
-    EXPECT_TRUE(named) << (dir->diagnostics.empty() ? std::string("no diagnostics") : dir->diagnostics[0].file + ": " + dir->diagnostics[0].message);
+        named |= d.file.find("000_aot_forward_graph.txt") != std::string::npos
+            && d.message.find(kFifoSaid) != std::string::npos;
+    EXPECT_TRUE(named) << (dir->diagnostics.empty() ? std::string("no diagnostics")
+                                                    : dir->diagnostics[0].file + ": " + dir->diagnostics[0].message);
 }
 
 } // namespace

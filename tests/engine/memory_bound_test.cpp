@@ -8,8 +8,8 @@
 
 #include <cstdio>
 #include <fstream>
-#include <map>
 #include <gtest/gtest.h>
+#include <map>
 #include <string>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -182,7 +182,8 @@ long statusKiB(const char* field)
 TEST(SnapshotMemory, UnsharedFramesReadUnderTheFileSize)
 {
 #if defined(__SANITIZE_ADDRESS__)
-    GTEST_SKIP() << "under AddressSanitizer resident memory measures the sanitizer's shadow and quarantine, not the reader";
+    GTEST_SKIP()
+        << "under AddressSanitizer resident memory measures the sanitizer's shadow and quarantine, not the reader";
 #endif
     const std::string bytes = unsharedSnapshot(16000); // about 21 MB
     const std::string path = ::testing::TempDir() + "aclgi-unshared-" + std::to_string(getpid()) + ".pickle";
@@ -196,7 +197,8 @@ TEST(SnapshotMemory, UnsharedFramesReadUnderTheFileSize)
     if (child == 0) {
         // The peak of this process from here on: reset the high-water mark to the resident set.
         long result = -2;
-        if (std::FILE* f = std::fopen("/proc/self/clear_refs", "w"); f && std::fputs("5", f) >= 0 && std::fclose(f) == 0) {
+        if (std::FILE* f = std::fopen("/proc/self/clear_refs", "w");
+            f && std::fputs("5", f) >= 0 && std::fclose(f) == 0) {
             const long before = statusKiB("VmRSS");
             auto snap = engine::snapshot::readSnapshotFile(path);
             const long peak = statusKiB("VmHWM");

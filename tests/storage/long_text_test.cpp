@@ -35,7 +35,8 @@ protected:
 
 TEST_F(LongText, IsStoredOnceAndQuotedCut)
 {
-    auto text = engine::readTextFile(std::string(ACLGI_TEST_DATA_DIR) + "/scenarios/decode_basic.json", 1 << 20, "scenario");
+    auto text
+        = engine::readTextFile(std::string(ACLGI_TEST_DATA_DIR) + "/scenarios/decode_basic.json", 1 << 20, "scenario");
     ASSERT_TRUE(text.ok()) << text.error().toString();
     nlohmann::json scenario = nlohmann::json::parse(*text);
     const std::string target(kLong, 'x');
