@@ -14,6 +14,14 @@ GraphScene::GraphScene(QObject* parent)
     connect(this, &QGraphicsScene::selectionChanged, this, &GraphScene::onSelectionChanged);
 }
 
+// QGraphicsScene's destructor clears the items, which emits selectionChanged: by then this object is
+// only a QGraphicsScene, so the slot would run on a destroyed GraphScene (UBSan: "downcast of address
+// ... which does not point to an object of type 'GraphScene'"). Disconnect first.
+GraphScene::~GraphScene()
+{
+    disconnect(this, &QGraphicsScene::selectionChanged, this, &GraphScene::onSelectionChanged);
+}
+
 void GraphScene::clearGraph()
 {
     m_quiet = true;

@@ -20,6 +20,7 @@ class GraphScene : public QGraphicsScene {
     Q_OBJECT
 public:
     explicit GraphScene(QObject* parent = nullptr);
+    ~GraphScene() override;
 
     /// Replaces the scene's contents with `view` placed by `layout` (index for index). The
     /// selection survives when the selected item's index is still valid.
