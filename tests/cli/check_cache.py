@@ -13,7 +13,7 @@ import shutil
 import stat
 import sys
 
-from clicheck import Checks
+from clicheck import Checks, copy_cache_fixtures
 import tempfile
 
 EXE, DATA = sys.argv[1], pathlib.Path(sys.argv[2])
@@ -28,12 +28,7 @@ check, run = _checks.check, _checks.run
 tmp = pathlib.Path(tempfile.mkdtemp(prefix="aclgi-cli-cache-"))
 try:
     root = tmp / "cache"
-    shutil.copytree(DATA / "cache", root, symlinks=True)
-    for dirpath, _, files in os.walk(root):
-        for name in files:
-            p = pathlib.Path(dirpath) / name
-            if not p.is_symlink():
-                p.chmod(0o600)
+    copy_cache_fixtures(DATA / "cache", root)
     good = root / CASES["torchair_default_prompt"]["path"]
     changed = root / CASES["torchair_nondefault_prompt"]["path"]
 

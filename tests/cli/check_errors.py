@@ -15,7 +15,7 @@ import subprocess
 import sys
 import tempfile
 
-from clicheck import Checks
+from clicheck import Checks, copy_cache_fixtures
 
 EXE, FORM, DATA = sys.argv[1], sys.argv[2], pathlib.Path(sys.argv[3])
 _checks = Checks(EXE)
@@ -53,12 +53,7 @@ try:
 
     # Compile caches, chmod'ed 600 as TorchAir wants them (git keeps no mode).
     root = tmp / "cache"
-    shutil.copytree(DATA / "cache", root, symlinks=True)
-    for dirpath, _, files in os.walk(root):
-        for name in files:
-            p = pathlib.Path(dirpath) / name
-            if not p.is_symlink():
-                p.chmod(0o600)
+    copy_cache_fixtures(DATA / "cache", root)
     foreign = next((root / "broken" / "foreign_class").glob("*/prompt/compiled_module"))
     # cache readable relays TorchAir's text verbatim, after the file and the check.
     foreign.chmod(0o644)

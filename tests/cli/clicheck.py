@@ -1,5 +1,8 @@
 """What the CLI checks share: running the app binary and collecting failures (each check_*.py
 reports every failure, then exits 1 if there was any)."""
+import os
+import pathlib
+import shutil
 import subprocess
 import sys
 
@@ -23,3 +26,14 @@ class Checks:
         for f in self.failures:
             print("FAIL:", f)
         sys.exit(1 if self.failures else 0)
+
+
+def copy_cache_fixtures(src, root):
+    """Copies the compile-cache fixtures SRC to ROOT with every file chmod'ed 600, as TorchAir wants
+    them (git keeps no mode); symbolic links are copied as links."""
+    shutil.copytree(src, root, symlinks=True)
+    for dirpath, _, files in os.walk(root):
+        for name in files:
+            p = pathlib.Path(dirpath) / name
+            if not p.is_symlink():
+                p.chmod(0o600)
