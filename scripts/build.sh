@@ -7,7 +7,7 @@
 # default options are passed explicitly first (GUI, tests and benchmarks on, sanitizers off), so a
 # build dir's configuration is decided by this command line and not by whatever an earlier run left
 # in its CMake cache; extra arguments come after them and win, e.g.
-#   scripts/build.sh build-asan -DACLGI_BUILD_GUI=OFF -DACLGI_BUILD_BENCH=OFF -DACLGI_SANITIZE=ON
+#   scripts/build.sh build-asan -DACLGI_BUILD_BENCH=OFF -DACLGI_SANITIZE=ON
 #
 # Environment: ACLGI_TARGETS="t1 t2" builds only those targets; ACLGI_JOBS overrides the job count.
 # Does not install packages: see scripts/install-deps.sh.

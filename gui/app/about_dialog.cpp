@@ -1,7 +1,7 @@
 #include "gui/app/about_dialog.h"
 
 #include "gui/app/app_resources.h"
-#include "gui/graph/graphviz_version.h"
+#include "gui/graph/graph_layout.h"
 
 #include <QDialogButtonBox>
 #include <QHBoxLayout>

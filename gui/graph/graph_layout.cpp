@@ -134,6 +134,17 @@ double itemWidth(const ViewItem& item, const LayoutOptions& options)
     return std::clamp(text + options.padding + extra, options.minWidth, options.maxWidth + extra);
 }
 
+std::string graphvizVersion()
+{
+    // The layout's own context (a second one would load the plugins again, and gvFreeContext does
+    // not give back what gvconfig read: LeakSanitizer reported it).
+    std::lock_guard<std::mutex> lock(g_graphvizMutex);
+    std::string error;
+    GVC_t* gvc = context(error);
+    const char* v = gvc ? gvcVersion(gvc) : nullptr;
+    return v && *v ? v : "unknown";
+}
+
 engine::Result<LayoutResult> layoutView(const ViewGraph& view, const LayoutOptions& options)
 {
     const auto start = std::chrono::steady_clock::now();

@@ -73,6 +73,10 @@ double itemWidth(const engine::view::ViewItem& item, const LayoutOptions& option
 /// message). An empty view gives an empty result.
 engine::Result<LayoutResult> layoutView(const engine::view::ViewGraph& view, const LayoutOptions& options = {});
 
+/// gvcVersion() of the context layoutView lays out with ("2.43.0"), or "unknown" when Graphviz
+/// cannot make one. The About dialog shows it.
+std::string graphvizVersion();
+
 /// Finished layouts by ViewGraph::key, least recently used dropped first. Thread-safe.
 class LayoutCache {
 public:
