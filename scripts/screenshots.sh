@@ -89,6 +89,20 @@ shot compiles.png "$work/trace.aclgi" --dock Compiles
 SCREEN=1366x768 shot compiles-1366.png "$work/trace.aclgi" --dock Compiles
 shot compile-stages.png "$work/trace.aclgi" --select "1 aot_inference_graph" --dock Passes --tab Diff
 SCREEN=1366x768 shot compile-stages-1366.png "$work/trace.aclgi" --select "1 aot_inference_graph" --dock Passes --tab Diff
+# A damaged project (pages of sample 02's project overwritten, as the window's test does): it opens
+# read-only, the banner says what SQLite's quick_check found, and the Config form, which would store
+# a new run, has its editors off and says why.
+"$app" import resources/samples/02_dynamic_decode_reuse.json --db "$work/damaged.aclgi" --simulate --quiet
+python3 - "$work/damaged.aclgi" <<'EOF'
+import os, sys
+with open(sys.argv[1], "r+b") as f:
+    pages = os.path.getsize(sys.argv[1]) // 4096
+    for page in range(pages // 3, pages // 3 + 24, 3):
+        f.seek(page * 4096 + 100)
+        f.write(b"\x5a" * 2000)
+EOF
+shot damaged-project.png "$work/damaged.aclgi" --dock Config
+SCREEN=1366x768 shot damaged-project-1366.png "$work/damaged.aclgi" --dock Config
 # The About box, from its test.
 ACLGI_SCREENSHOTS="$work" QT_QPA_PLATFORM=offscreen build/tests/gui/about_dialog_test >/dev/null
 cp "$work/about_dialog.png" "$out/about.png"

@@ -351,9 +351,25 @@ void ConfigPanel::buildForm()
         }
         editor->setObjectName(QString::fromStdString("edit:" + o.name));
         editor->setToolTip(QString::fromStdString(o.name) + ": " + tip);
+        editor->setEnabled(m_readOnlyReason.isEmpty());
         m_table->setCellWidget(row, ValueColumn, editor);
     }
     refreshMarks();
+    if (!m_readOnlyReason.isEmpty() && m_loaded && !recorded)
+        showMessage(m_readOnlyReason, false);
+}
+
+void ConfigPanel::setReadOnly(const QString& reason)
+{
+    if (reason == m_readOnlyReason)
+        return;
+    m_readOnlyReason = reason;
+    if (!reason.isEmpty()) {
+        m_settle->stop();
+        m_edits.clear();
+    }
+    m_message->hide();
+    buildForm();
 }
 
 void ConfigPanel::edited(int option, const QString& value)
@@ -386,7 +402,7 @@ void ConfigPanel::refreshMarks()
         mark->setText(edited ? "● edited" : QString());
         mark->setToolTip(edited ? "changed here, not simulated yet" : QString());
     }
-    m_simulate->setEnabled(!m_edits.isEmpty());
+    m_simulate->setEnabled(!m_edits.isEmpty() && m_readOnlyReason.isEmpty());
     m_reset->setEnabled(!m_edits.isEmpty());
 }
 
@@ -409,7 +425,7 @@ void ConfigPanel::cancel()
 void ConfigPanel::simulate()
 {
     m_settle->stop();
-    if (!m_loaded || m_loaded->runId != m_runId || m_edits.isEmpty())
+    if (!m_loaded || m_loaded->runId != m_runId || m_edits.isEmpty() || !m_readOnlyReason.isEmpty())
         return;
     if (m_job) {
         // Newer edits win: stop the running one and start again when it has stopped.

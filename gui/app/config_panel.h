@@ -40,6 +40,10 @@ public:
     /// shown() follows, and failed() too when the run cannot be read.
     void showRun(const QString& dbPath, qlonglong runId);
 
+    /// The project cannot take a new run (it is damaged, open read-only): `reason` says so above
+    /// the form, whose editors are disabled; an empty reason makes the form editable again.
+    void setReadOnly(const QString& reason);
+    bool readOnly() const { return !m_readOnlyReason.isEmpty(); }
     qlonglong runId() const { return m_runId; }
     /// The edits not yet simulated, as NAME=VALUE in the run's backend spelling, in table order.
     QStringList editedOverrides() const;
@@ -91,6 +95,7 @@ private:
     QTimer* m_poll;
 
     QString m_dbPath;
+    QString m_readOnlyReason; ///< non-empty: no re-simulation (setReadOnly)
     qlonglong m_runId = 0;
     std::shared_ptr<const Loaded> m_loaded;
     QMap<int, QString> m_edits; ///< option table index -> value as typed (a Python literal)

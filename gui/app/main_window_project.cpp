@@ -3,6 +3,7 @@
 #include "gui/app/about_dialog.h"
 #include "gui/app/cache_panel.h"
 #include "gui/app/compare_panel.h"
+#include "gui/app/config_panel.h"
 #include "gui/app/graph_panel.h"
 #include "gui/app/log_panel.h"
 #include "gui/app/main_window.h"
@@ -274,6 +275,11 @@ void MainWindow::reloadOutline()
                 : QString();
             if (m_projectReadOnly && o.error.isEmpty())
                 showBanner(damage);
+            m_configPanel->setReadOnly(m_projectReadOnly
+                    ? QString("This project is damaged and open read-only: a what-if simulation is stored as a "
+                              "new run, so the options cannot be changed here. Import its sources into a new "
+                              "project to simulate them again.")
+                    : QString());
             if (!o.error.isEmpty()) {
                 showBanner(m_projectReadOnly ? damage + "\nReading it failed: " + o.error : o.error);
                 m_projectModel->setOutline({});

@@ -31,6 +31,7 @@
 #include <QSignalSpy>
 #include <QStandardPaths>
 #include <QStatusBar>
+#include <QTableWidget>
 #include <QTemporaryDir>
 #include <QThreadPool>
 #include <QTreeView>
@@ -366,6 +367,21 @@ private slots:
         QVERIFY2(window.bannerText().contains("the project is damaged, so it is opened read-only"),
             qPrintable(window.bannerText()));
         QVERIFY2(window.bannerText().contains("quick_check says"), qPrintable(window.bannerText()));
+        // The what-if form would store a run: its editors are off, and it says why.
+        auto* config = window.findChild<gui::ConfigPanel*>();
+        QVERIFY(config);
+        QVERIFY(config->readOnly());
+        QTRY_VERIFY_WITH_TIMEOUT(config->table()->rowCount() > 0, 20000);
+        int editors = 0;
+        for (int row = 0; row < config->table()->rowCount(); ++row)
+            if (QWidget* editor = config->table()->cellWidget(row, gui::ConfigPanel::ValueColumn)) {
+                ++editors;
+                QVERIFY2(!editor->isEnabled(), qPrintable(editor->objectName()));
+            }
+        QVERIFY(editors > 0);
+        auto* message = config->findChild<QLabel*>("configMessage");
+        QVERIFY(message);
+        QVERIFY2(message->text().contains("open read-only"), qPrintable(message->text()));
 
         window.importFiles({ ACLGI_SOURCE_DIR "/tests/data/fx/print_readable_simple.py" });
         QVERIFY2(window.bannerText().contains("nothing is imported into it"), qPrintable(window.bannerText()));
