@@ -1,39 +1,24 @@
 #pragma once
-/// A small built-in table of operator schemas, standing in for PyTorch's schema registry where the
-/// passes need one: which functional op has an in-place twin (`torch.fx.passes.reinplace.
-/// _maybe_get_inplace_op`), which has an `.out` overload with the same arguments (remove_cat_ops'
-/// `_get_out_variant`), argument names and defaults (to read `slice(x, 0, 0, 2)` or `cat(xs, dim=1)`),
-/// which ops are views, and which ops have side effects (FX's `is_impure`).
+/// What the passes ask PyTorch's operator registry, answered from the operator table
+/// (engine/graph/op_table.h: every schema PyTorch 2.11 registers, and the torch_npu / TorchAir ones):
+/// which functional op has an in-place twin (`torch.fx.passes.reinplace._maybe_get_inplace_op`),
+/// which has an `.out` overload with the same arguments (remove_cat_ops' `_get_out_variant`),
+/// argument names and defaults (to read `slice(x, 0, 0, 2)` or `cat(xs, dim=1)`), which ops are
+/// views, and which ops have side effects (FX's `is_impure`).
 ///
-/// It holds the common aten/prims/npu ops that appear in LLM graphs — not the full registry. An op
-/// that is not in the table is treated conservatively by every pass: never rewritten, never removed,
-/// and the report says so.
+/// An op the table does not hold (a custom op, an NPU op not listed) is treated conservatively by
+/// every pass: never rewritten, never removed, and the report says so.
 #include "engine/graph/op_info.h"
+#include "engine/graph/op_table.h"
+
 #include <optional>
 #include <string>
 #include <vector>
 
 namespace engine::passes {
 
-struct SchemaArg {
-    std::string name;
-    std::string type; ///< as str(arg.type) prints it: "Tensor", "Tensor?[]", "SymInt[]", "Scalar", "int[1]?"
-    bool kwargOnly = false;
-    bool writes = false; ///< annotated (a!): the op writes this argument
-    bool hasDefault = false;
-    std::string defaultValue; ///< as the schema writes it: "0", "None", "1", "False", "'none'", "[]"
-};
-
-struct OpSchema {
-    std::string target; ///< "aten.add.Tensor" (overload "default" when the schema has none)
-    std::string ns; ///< "aten"
-    std::string packet; ///< "add"
-    std::string overload; ///< "Tensor"
-    std::vector<SchemaArg> args;
-    bool view = false; ///< returns an alias of its first argument (Tensor(a) self -> Tensor(a))
-    bool mutates = false; ///< some argument is written (a!): in-place or out= variant
-    const SchemaArg* arg(const std::string& name) const;
-};
+using engine::OpSchema;
+using engine::SchemaArg;
 
 /// The table is keyed by engine::canonicalTarget (graph/op_info.h).
 using engine::canonicalTarget;

@@ -81,7 +81,7 @@ std::optional<Reinplacer::Candidate> Reinplacer::candidate(const std::string& na
     } else if (detail::isOpOverload(n)) {
         const OpSchema* schema = findSchema(n.target);
         if (!schema) {
-            skip(name, "op " + detail::pyTarget(n) + " is not in the built-in schema table: not reinplaced");
+            skip(name, "op " + detail::pyTarget(n) + " is not in the operator table: not reinplaced");
             return std::nullopt;
         }
         if (schema->args.empty() || schema->args[0].type != "Tensor") {

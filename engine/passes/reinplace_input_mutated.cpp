@@ -195,8 +195,7 @@ void InputReinplacer::directSource(int node)
     if (inplace.inplace.empty()) {
         const std::string line = "cannot find an inplace op for node " + detail::pyTarget(n);
         log(line);
-        skip(
-            n.name, line + (detail::isOpOverload(n) && !inplace.known ? " (op not in the built-in schema table)" : ""));
+        skip(n.name, line + (detail::isOpOverload(n) && !inplace.known ? " (op not in the operator table)" : ""));
         return;
     }
     const int arg = n.args.empty() ? -1 : refOf(m_g, n.args[0]);

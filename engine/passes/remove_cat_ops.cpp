@@ -88,7 +88,7 @@ Verdict validate(const Graph& g, const Node& cat, const std::set<std::string>& c
         const OutLookup out = outVariant(input.target);
         if (out.out.empty())
             return { "Input " + idx + " op " + detail::pyTarget(input) + " has no .out variant",
-                out.known ? std::string() : " (op not in the built-in schema table)" };
+                out.known ? std::string() : " (op not in the operator table)" };
         for (int u : input.users)
             if (g.nodes[size_t(u)].name != cat.name && cats.count(g.nodes[size_t(u)].name))
                 return { "Input " + idx + " is shared with another cat node", {} };

@@ -1,6 +1,7 @@
 #pragma once
 // Small text helpers shared by the readers of Inductor's Python files (inductor_code.cpp,
 // fx_runnable.cpp): Python-ish splitting of one line, never a full parser. Internal to engine/readers.
+#include "engine/core/bracket_text.h"
 #include "engine/graph/graph.h"
 
 #include <algorithm>
@@ -14,21 +15,14 @@
 
 namespace engine::readers::inductor::text {
 
-inline constexpr int kMaxNesting = 64; ///< brackets deep enough to stop looking
+using engine::bracket::kMaxNesting;
+using engine::bracket::matching;
+using engine::bracket::splitTopLevel;
+using engine::bracket::trim;
 
 inline bool startsWith(std::string_view s, std::string_view prefix)
 {
     return s.size() >= prefix.size() && s.substr(0, prefix.size()) == prefix;
-}
-
-inline std::string_view trim(std::string_view s)
-{
-    size_t b = 0, e = s.size();
-    while (b < e && std::isspace((unsigned char)s[b]))
-        ++b;
-    while (e > b && std::isspace((unsigned char)s[e - 1]))
-        --e;
-    return s.substr(b, e - b);
 }
 
 inline bool isIdentStart(char c)
@@ -60,66 +54,6 @@ inline int indentOf(std::string_view line)
             break;
     }
     return n;
-}
-
-// Where the bracket opened at `open` closes (quotes skipped), npos when it does not.
-inline size_t matching(std::string_view s, size_t open)
-{
-    int depth = 0;
-    char quote = 0;
-    for (size_t i = open; i < s.size(); ++i) {
-        const char c = s[i];
-        if (quote) {
-            if (c == '\\')
-                ++i;
-            else if (c == quote)
-                quote = 0;
-            continue;
-        }
-        if (c == '\'' || c == '"')
-            quote = c;
-        else if (c == '(' || c == '[' || c == '{') {
-            if (++depth > kMaxNesting)
-                return std::string_view::npos;
-        } else if (c == ')' || c == ']' || c == '}') {
-            if (--depth == 0)
-                return i;
-        }
-    }
-    return std::string_view::npos;
-}
-
-// Splits at `sep` outside brackets and quotes; empty trailing parts (a tuple's last comma) dropped.
-inline std::vector<std::string_view> splitTopLevel(std::string_view s, char sep = ',')
-{
-    std::vector<std::string_view> out;
-    int depth = 0;
-    char quote = 0;
-    size_t start = 0;
-    for (size_t i = 0; i < s.size(); ++i) {
-        const char c = s[i];
-        if (quote) {
-            if (c == '\\')
-                ++i;
-            else if (c == quote)
-                quote = 0;
-            continue;
-        }
-        if (c == '\'' || c == '"')
-            quote = c;
-        else if (c == '(' || c == '[' || c == '{')
-            ++depth;
-        else if (c == ')' || c == ']' || c == '}')
-            --depth;
-        else if (c == sep && depth == 0) {
-            out.push_back(trim(s.substr(start, i - start)));
-            start = i + 1;
-        }
-    }
-    std::string_view last = trim(s.substr(std::min(start, s.size())));
-    if (!last.empty())
-        out.push_back(last);
-    return out;
 }
 
 // The text before a `#` that is outside quotes; `comment` gets what follows it.

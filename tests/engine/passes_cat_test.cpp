@@ -118,14 +118,31 @@ TEST(PassRemoveCat, InputWithoutMetadata)
     expectSkip(g, "Input 1 missing metadata");
 }
 
+// Ordinary pointwise producers (TorchAir's own basic case): exp and sin write into slices of one
+// buffer through exp.out and sin.out, which PyTorch's registry has.
+TEST(PassRemoveCat, PointwiseProducersUseTheirOutOverloads)
+{
+    auto g = graph(weights(),
+        { op("e", "aten.exp.default", { "x" }, meta({ 2, 4 })), op("s", "aten.sin.default", { "x" }, meta({ 2, 4 })),
+            op("c", "aten.cat.default", list({ list({ "e", "s" }) }), meta({ 4, 4 })) },
+        { "c" });
+    auto r = run(g);
+    EXPECT_FALSE(has(g, "c"));
+    EXPECT_THAT(logText(r), HasSubstr("Optimizing c (2 inputs)\nremove_cat_ops: Optimized 1 cat node(s)\n"));
+    EXPECT_TRUE(has(g, "exp_out"));
+    EXPECT_TRUE(has(g, "sin_out"));
+    EXPECT_EQ(node(g, "exp_out").target, "aten.exp.out");
+    EXPECT_EQ(node(g, "sin_out").target, "aten.sin.out");
+}
+
 TEST(PassRemoveCat, InputWithoutOutVariant)
 {
     auto g = graph(weights(),
-        { op("m1", "aten.relu.default", { "x" }, meta({ 2, 4 })),
+        { op("m1", "aten.argwhere.default", { "x" }, meta({ 2, 4 })),
             op("m2", "aten.mm.default", { "x", "w2" }, meta({ 2, 4 })),
             op("c", "aten.cat.default", list({ list({ "m1", "m2" }) }), meta({ 4, 4 })) },
         { "c" });
-    expectSkip(g, "Input 0 op aten.relu.default has no .out variant");
+    expectSkip(g, "Input 0 op aten.argwhere.default has no .out variant"); // PyTorch registers no argwhere.out
 
     // An op the table does not know is refused with the same text, and the report says why.
     auto unknown = graph(weights(),
@@ -134,8 +151,7 @@ TEST(PassRemoveCat, InputWithoutOutVariant)
             op("c", "aten.cat.default", list({ list({ "m1", "m2" }) }), meta({ 4, 4 })) },
         { "c" });
     auto r = run(unknown);
-    EXPECT_EQ(
-        skipReason(r, "c"), "Input 0 op mylib.foo.default has no .out variant (op not in the built-in schema table)");
+    EXPECT_EQ(skipReason(r, "c"), "Input 0 op mylib.foo.default has no .out variant (op not in the operator table)");
     EXPECT_THAT(logText(r), HasSubstr("Skip c: Input 0 op mylib.foo.default has no .out variant\n"));
 }
 

@@ -123,8 +123,24 @@ TEST(PassReinplace, OpsWithoutInplaceVariantOrSchema)
         { "c" });
     auto r = run(g);
     EXPECT_EQ(skipReason(r, "m"), "no in-place variant of aten.mm.default (_maybe_get_inplace_op returns None)");
-    EXPECT_EQ(skipReason(r, "u"), "op mylib.foo.default is not in the built-in schema table: not reinplaced");
+    EXPECT_EQ(skipReason(r, "u"), "op mylib.foo.default is not in the operator table: not reinplaced");
     EXPECT_EQ(skipReason(r, "c"), "its first schema argument is not a Tensor");
+}
+
+// The K/V-cache updates of a decoder step: index_copy and index_put into an intermediate cache are
+// reinplaced through PyTorch's own in-place overloads (the table has every one).
+TEST(PassReinplace, KvCacheUpdatesBecomeInPlace)
+{
+    auto g = graph({ input("x", { 8, 4 }), input("idx", { 2 }, "user_input", "i64"), input("v", { 2, 4 }) },
+        { op("k", "aten.mul.Tensor", { "x", 2 }, meta({ 8, 4 })),
+            op("u", "aten.index_copy.default", { "k", 0, "idx", "v" }, meta({ 8, 4 })),
+            op("p", "aten.index_put.default", { "u", list({ "idx" }), "v" }, meta({ 8, 4 })) },
+        { "p" });
+    auto r = run(g);
+    EXPECT_EQ(node(g, "u").target, "aten.index_copy_.default");
+    EXPECT_EQ(rewrittenTo(r, "u"), "aten.index_copy_.default");
+    EXPECT_EQ(node(g, "p").target, "aten.index_put_.default");
+    EXPECT_THAT(logText(r), testing::Not(HasSubstr("operator table")));
 }
 
 TEST(PassReinplace, UsersOnTwoStreamsBlock)

@@ -48,7 +48,17 @@ TEST(PassSchema, InplaceAndOutVariantsComeFromTheTable)
     EXPECT_EQ(outVariant("aten.mm.default").out, "aten.mm.out");
     EXPECT_EQ(outVariant("aten.sum.dim_IntList").out, "aten.sum.IntList_out");
     EXPECT_EQ(outVariant("aten.add.Scalar").out, "aten.add.Scalar_out");
-    EXPECT_EQ(outVariant("aten.relu.default").out, "");
+    EXPECT_EQ(outVariant("aten.relu.default").out, "aten.relu.out");
+    EXPECT_EQ(outVariant("aten.exp.default").out, "aten.exp.out");
+    EXPECT_TRUE(outVariant("aten.argwhere.default").known);
+    EXPECT_EQ(outVariant("aten.argwhere.default").out, ""); // PyTorch registers no argwhere.out
+    // The K/V-cache updates have in-place twins in PyTorch's registry.
+    EXPECT_EQ(inplaceVariant("aten.index_copy.default").inplace, "aten.index_copy_.default");
+    EXPECT_EQ(inplaceVariant("aten.index_put.default").inplace, "aten.index_put_.default");
+    EXPECT_EQ(inplaceVariant("aten.scatter.src").inplace, "aten.scatter_.src");
+    // _schemas_match also wants the in-place overload's first argument written (a!): as_strided_'s
+    // is Tensor(a) (an inplace_view), so as_strided_scatter finds none even by its types.
+    EXPECT_EQ(inplaceVariant("aten.exp.default").inplace, "aten.exp_.default");
     EXPECT_EQ(viewInverseOf("aten.slice_scatter.default"), "aten.slice.Tensor");
     ASSERT_NE(findMultiInplace("npu.npu_mla_prolog_v3_functional.default"), nullptr);
     EXPECT_EQ(findMultiInplace("npu.npu_mla_prolog_v3_functional.default")->mutatedArgs, (std::vector<int> { 9, 10 }));
@@ -218,7 +228,7 @@ TEST(PassDeadCode, RemovesUnusedChainsKeepsSideEffects)
     EXPECT_EQ(skipReason(*r, "enter"), "no users, kept: air.* scope/event op (side effect on the stream schedule)");
     EXPECT_EQ(skipReason(*r, "r"), "no users, kept: nondeterministic_seeded: advances the RNG state");
     EXPECT_EQ(skipReason(*r, "custom"),
-        "no users, kept: op not in the built-in schema table: kept, as its schema may mark it mutable");
+        "no users, kept: op not in the operator table: kept, as its schema may mark it mutable");
     EXPECT_THAT(logText(*r),
         HasSubstr("After fx graph pass(eliminate_dead_code) optimization:\n    before 11 nodes, after 9 nodes,\n"
                   "    removed nodes: ['a', 'b'],\n    added nodes: [],\n    operations statistics:\n"
