@@ -164,6 +164,9 @@ public:
         Result<void> pool = applyPool();
         if (!pool)
             return pool.error();
+        Result<void> dump = checkGraphDump();
+        if (!dump)
+            return dump.error();
         applyBools();
         if (m_opts.customPool)
             m_opts.reuseInSameFx = false;
@@ -294,6 +297,23 @@ private:
         return m_opts.backend == Backend::NpugraphEx ? npugraphExDefault(key) : torchairDefault(key);
     }
 
+    /// `AclConcreteGraph.dump` (TA/fx2acl_converter.py), called by `_NpuFxCompiler._gen_compiled_gm` when
+    /// `debug.graph_dump` is enabled and export_mode is off: the config takes txt, pbtxt and py, but an
+    /// aclgraph dumps only py, so the first FX graph's compile raises and torch.compile reports it as
+    /// BackendCompilerFailed (a RuntimeError; TorchAir's test_aclgraph_unsupported_dump).
+    Result<void> checkGraphDump() const
+    {
+        if (m_opts.backend != Backend::TorchAir || m_opts.mode != "reduce-overhead")
+            return {};
+        const PyValue type = valueOf("debug.graph_dump.type");
+        if (type.kind != PyValue::Kind::Str || type.s == "py" || valueOf("export.export_mode").truthy())
+            return {};
+        return fail("NotImplementedError: Graph dump for aclGraph only support 'py' type, but got: " + type.s
+                + ".Please check compile config setting: config.debug.graph_dump.type (raised when the first FX "
+                  "graph compiles, by AclConcreteGraph.dump; torch.compile reports it as BackendCompilerFailed)",
+            "debug.graph_dump.type");
+    }
+
     /// `AclGraphCacheInfo.__post_init__`, raised when the concrete graph is built, i.e. after every option is set.
     Result<void> applyPool()
     {
@@ -392,6 +412,10 @@ private:
                 "UserWarning: When enable frozen_parameter, Parameters and input tensors with immutable data_ptr "
                 "marked by `torch._dynamo.mark_static_address()` will be considered static. Please make sure that "
                 "the Parameters data address remain the same throughout the program runtime.");
+        // _NpuFxCompiler._get_compiled_gm, at the compile of each FX graph (T/npu_fx_compiler.py).
+        if (torchair && mode == "reduce-overhead" && valueOf("debug.fx_summary.type").kind == PyValue::Kind::Str)
+            m_opts.warnings.push_back(
+                "WARNING: The fx_summary csv files will not be generated in reduce-overhead mode.");
         if (valueOf(keyOf("force_eager")).truthy())
             m_opts.warnings.push_back(eagerWarning(torchair ? "debug.run_eagerly=True" : "force_eager=True"));
     }

@@ -415,6 +415,24 @@ TEST(OptionsValidation, PoolHandle)
     EXPECT_EQ(r.error().context, "clone_input");
 }
 
+// debug.graph_dump.type takes txt, pbtxt and py, but an aclgraph dumps only py: the first FX graph's
+// compile raises (TorchAir's test_aclgraph_unsupported_dump: "... only support 'py' type, but got: pbtxt").
+TEST(OptionsValidation, GraphDumpOfAnAclGraphIsPyOnly)
+{
+    EXPECT_EQ(errorOf(Backend::TorchAir, "debug.graph_dump.type", S("pbtxt")),
+        "NotImplementedError: Graph dump for aclGraph only support 'py' type, but got: pbtxt.Please check compile "
+        "config setting: config.debug.graph_dump.type (raised when the first FX graph compiles, by "
+        "AclConcreteGraph.dump; torch.compile reports it as BackendCompilerFailed)");
+    EXPECT_NE(errorOf(Backend::TorchAir, "debug.graph_dump.type", S("txt")).find("but got: txt."), std::string::npos);
+    parsedOk(Backend::TorchAir, { { "debug.graph_dump.type", S("py") } });
+    // Not dumped at all in export mode; a GE graph (max-autotune) dumps every type.
+    parsedOk(Backend::TorchAir,
+        { { "debug.graph_dump.type", S("pbtxt") }, { "export.export_mode", PyValue::boolean(true) } });
+    parsedOk(Backend::TorchAir, { { "mode", S("max-autotune") }, { "debug.graph_dump.type", S("pbtxt") } });
+    // The value itself is still checked when it is set, with the config's own message.
+    EXPECT_NE(errorOf(Backend::TorchAir, "debug.graph_dump.type", S("png")).find("png"), std::string::npos);
+}
+
 TEST(Options, CustomPoolForcesNoReuseInSameFx)
 {
     Options o = parsedOk(Backend::TorchAir,
@@ -512,6 +530,17 @@ TEST(OptionsWarnings, TorchAirOrder)
         o.warnings, (std::vector<std::string> { kDefaultReduceOverheadWarning, kDeprecation, kFrozen, kRunEagerly }));
     Options mapped = parsedOk(Backend::TorchAir, { { "force_eager", T() } });
     EXPECT_EQ(mapped.warnings.back(), kRunEagerly);
+}
+
+// _NpuFxCompiler._get_compiled_gm warns when fx_summary is enabled (its type set) in reduce-overhead.
+TEST(OptionsWarnings, FxSummaryIsNotWrittenInReduceOverhead)
+{
+    const std::string warning = "WARNING: The fx_summary csv files will not be generated in reduce-overhead mode.";
+    EXPECT_TRUE(contains(parsedOk(Backend::TorchAir, { { "debug.fx_summary.type", S("csv") } }).warnings, warning));
+    EXPECT_FALSE(contains(parsedOk(Backend::TorchAir, {}).warnings, warning));
+    EXPECT_FALSE(contains(
+        parsedOk(Backend::TorchAir, { { "mode", S("max-autotune") }, { "debug.fx_summary.type", S("csv") } }).warnings,
+        warning));
 }
 
 TEST(OptionsWarnings, NpugraphExModeEmitsNoModeWarnings)
