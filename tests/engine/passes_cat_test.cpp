@@ -135,6 +135,30 @@ TEST(PassRemoveCat, PointwiseProducersUseTheirOutOverloads)
     EXPECT_EQ(node(g, "sin_out").target, "aten.sin.out");
 }
 
+// The shapes of npugraph_ex's own cat tests (test_cat_optimization_*), as their AOT graphs are:
+// three different producers (exp, sin, and add of a clone: `x.clone().add_(y)` functionalized) all
+// write into slices; producers that are views have no .out overload and the cat stays.
+TEST(PassRemoveCat, DifferentProducersAndViews)
+{
+    auto g = graph({ input("x", { 2, 4 }), input("y", { 2, 4 }) },
+        { op("e", "aten.exp.default", { "x" }, meta({ 2, 4 })), op("s", "aten.sin.default", { "x" }, meta({ 2, 4 })),
+            op("k", "aten.clone.default", { "x" }, meta({ 2, 4 })),
+            op("a", "aten.add.Tensor", { "k", "y" }, meta({ 2, 4 })),
+            op("c", "aten.cat.default", list({ list({ "e", "s", "a" }) }), meta({ 6, 4 })) },
+        { "c" });
+    auto r = run(g);
+    EXPECT_FALSE(has(g, "c"));
+    EXPECT_THAT(logText(r), HasSubstr("Optimizing c (3 inputs)\n"));
+    EXPECT_EQ(node(g, "add_out").target, "aten.add.out");
+
+    auto views = graph({ input("x", { 2, 4 }) },
+        { op("v1", "aten.view.default", { "x", list({ 8 }) }, meta({ 8 })),
+            op("v2", "aten.view.default", { "x", list({ 8 }) }, meta({ 8 })),
+            op("c", "aten.cat.default", list({ list({ "v1", "v2" }) }), meta({ 16 })) },
+        { "c" });
+    expectSkip(views, "Input 0 op aten.view.default has no .out variant");
+}
+
 TEST(PassRemoveCat, InputWithoutOutVariant)
 {
     auto g = graph(weights(),
