@@ -1,5 +1,6 @@
 #include "engine/passes/pipeline.h"
 
+#include "engine/graph/graph_diff.h"
 #include "engine/graph/op_info.h"
 #include "engine/runtime/simulator.h"
 #include "engine/scenario/scenario.h"
@@ -163,6 +164,8 @@ Result<PipelineResult> runReduceOverheadPasses(
         }
         result.passes.push_back(std::move(report.value()));
     }
+    if (options.backend == config::Backend::NpugraphEx)
+        result.finalLog.push_back(compareText("all npugraph_ex pass", diffGraphs(result.stages.front(), g)));
     return result;
 }
 

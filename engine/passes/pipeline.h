@@ -30,6 +30,10 @@ Result<PassReport> reinplaceInputMutatedOps(Graph& graph, const config::Options&
 struct PipelineResult {
     std::vector<Graph> stages; ///< stage 0 = the input, then one per pass that ran
     std::vector<PassReport> passes; ///< all six, in TorchAir's order, disabled ones with enabled = false
+    /// npugraph_ex only: its closing debug_compare_fx_graphs, named "all npugraph_ex pass", of the AOT
+    /// graph against the final one (torchair-behavior.md §4.0; TorchAir's test_debug_compare_fx_graphs).
+    /// Empty for the torchair backend, which prints no such line.
+    std::vector<std::string> finalLog;
 };
 
 /// Runs the passes in TorchAir's order (§4.0). `symbols` gives values for symbolic sizes when measuring

@@ -48,6 +48,8 @@ std::string passesJson(const Graph& graph, const passes::PipelineResult& result)
     ordered_json j = { { "format", "aclgraph-inspector-passes" }, { "version", 1 },
         { "graph", { { "id", graph.id }, { "nodes", graph.nodes.size() } } },
         { "passes", reportsValue(result.passes) } };
+    if (!result.finalLog.empty())
+        j["final_log"] = result.finalLog; // npugraph_ex's "all npugraph_ex pass" comparison
     return jsonText(j) + "\n";
 }
 

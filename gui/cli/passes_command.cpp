@@ -49,6 +49,9 @@ std::string passesText(const engine::Graph& graph, const engine::passes::Pipelin
             for (const auto& l : p.log)
                 out += "   [DEBUG] " + l + "\n";
     }
+    if (verbose)
+        for (const auto& l : r.finalLog)
+            out += "[DEBUG] " + l + "\n";
     return out;
 }
 

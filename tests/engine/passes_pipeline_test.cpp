@@ -91,6 +91,23 @@ TEST(PassPipeline, NpugraphExSpellsOptionsItsWay)
     EXPECT_EQ(r->passes[5].option, "input_inplace_pass");
 }
 
+// npugraph_ex closes with one more debug_compare_fx_graphs, "all npugraph_ex pass", of the AOT graph
+// against the final one (TorchAir's test_debug_compare_fx_graphs looks for it); torchair prints none.
+TEST(PassPipeline, NpugraphExComparesTheWholePipeline)
+{
+    auto ex = engine::passes::runReduceOverheadPasses(chain(), options({}, engine::config::Backend::NpugraphEx));
+    ASSERT_TRUE(ex.ok()) << ex.error().toString();
+    ASSERT_EQ(ex->finalLog.size(), 1u);
+    // chain(): x, a, b, dead and the output; DCE drops dead, and b, rewritten in place, keeps its name.
+    EXPECT_THAT(ex->finalLog[0],
+        HasSubstr("After fx graph pass(all npugraph_ex pass) optimization:\n    before 5 nodes, after 4 nodes,\n"
+                  "    removed nodes: ['dead'],\n"));
+    EXPECT_THAT(ex->finalLog[0], HasSubstr("torch.ops.aten.add_.Tensor            0           1     1"));
+    auto ta = engine::passes::runReduceOverheadPasses(chain(), options());
+    ASSERT_TRUE(ta.ok());
+    EXPECT_TRUE(ta->finalLog.empty());
+}
+
 TEST(PassPipeline, ReinplacingLowersThePeak)
 {
     // Each 128 x 128 f32 tensor is 65536 bytes; the NPU allocator pads 32 bytes and rounds to 512:
