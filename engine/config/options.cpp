@@ -174,6 +174,16 @@ public:
         m_opts.captureLimit = isPyInt(limit) ? asInt(limit) : 64;
         if (m_opts.backend == Backend::NpugraphEx)
             m_opts.captureErrorMode = valueOf("capture_error_mode").s;
+        m_opts.staticKernel = valueOf(keyOf("static_kernel_compile")).truthy();
+        const PyValue range = valueOf(keyOf("_vllm_aclnn_static_kernel_sym_range"));
+        if (range.kind == PyValue::Kind::List || range.kind == PyValue::Kind::Tuple) {
+            m_opts.staticKernelSymRange.emplace();
+            for (const PyValue& v : range.items)
+                if (isPyInt(v))
+                    m_opts.staticKernelSymRange->push_back(asInt(v));
+        }
+        if (const PyValue index = valueOf(keyOf("_vllm_aclnn_static_kernel_sym_index")); isPyInt(index))
+            m_opts.staticKernelSymIndex = asInt(index);
         addWarnings();
         return std::move(m_opts);
     }
@@ -418,6 +428,16 @@ private:
                 "WARNING: The fx_summary csv files will not be generated in reduce-overhead mode.");
         if (valueOf(keyOf("force_eager")).truthy())
             m_opts.warnings.push_back(eagerWarning(torchair ? "debug.run_eagerly=True" : "force_eager=True"));
+        // TA/static_kernel.py compile_static_kernel, at the first call of each FX graph (AclGraph.compile, or
+        // run_eagerly_compile): without cache_compile's run packages (a scenario cannot ask for them) it warns,
+        // then filters the text out, so once per process.
+        if (mode != "max-autotune" && valueOf(keyOf("static_kernel_compile")).truthy())
+            m_opts.warnings.push_back(
+                std::string(
+                    "UserWarning: The current version now supports caching run packages from static kernel "
+                    "compilation, it is recommended to delete the compilation cache and recompile when you use ")
+                + (torchair ? "`torchair.inference.cache_compile` and do not use debug.run_eagerly=True."
+                            : "`torch.npu.npugraph_ex.inference.cache_compile` and do not use force_eager=True."));
     }
 
     Options m_opts;

@@ -59,6 +59,12 @@ struct Options {
     bool reinplaceInputMutatedOps = true; ///< !disable_reinplace_input_mutated_ops_pass / input_inplace_pass
     bool deadlockCheck = false;
     std::string captureErrorMode = "global";
+    /// experimental_config.aclgraph._aclnn_static_shape_kernel / static_kernel_compile, and the filter
+    /// force_eager applies to it: the symbol-value tuple's entry `staticKernelSymIndex` must be in
+    /// `staticKernelSymRange` when one is given (torchair-behavior.md §1.4).
+    bool staticKernel = false;
+    std::optional<std::vector<int64_t>> staticKernelSymRange;
+    int64_t staticKernelSymIndex = 0;
 
     /// Each setting as the user wrote it, in order: (name as written, value repr), for reports.
     std::vector<std::pair<std::string, std::string>> written;

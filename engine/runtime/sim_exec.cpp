@@ -378,12 +378,51 @@ void Simulator::runEager(RtGraph& g)
     beginEvent(EventKind::Eager, &g, {},
         "run " + g.name + " eagerly, op by op"
             + (m_sim.options.forceEager ? " (" + m_sim.options.optionName("force_eager") + ")" : " (fallback)"));
+    if (m_sim.options.forceEager && m_sim.options.staticKernel)
+        staticKernelCompile(g);
     const std::vector<int> outs = execute(g, m_args, {}, 0, "eager", nullptr);
     std::vector<int> tensors;
     for (size_t k = 0; k < outs.size(); ++k)
         tensors.push_back(outs[k] >= 0 ? newTensor(outs[k], g.record, {}, int(k)) : -1);
     finishEvent();
     returnOutputs(g, tensors);
+}
+
+// AclGraph.run_eagerly_compile (torchair-behavior.md §1.4): under force_eager the static kernel is
+// compiled once per new tuple of the SymInt inputs that enter the key, unless a value range is given
+// and the tuple's entry at the sym index is not in it (an index past the tuple skips too).
+void Simulator::staticKernelCompile(RtGraph& g)
+{
+    const GraphAnalysis& a = g.analysis;
+    std::vector<int64_t> values;
+    std::string dict = "{";
+    for (const auto& e : a.keyEntries) {
+        if (!e.isSym)
+            continue;
+        const auto v = g.graph->nodes[size_t(a.placeholders[size_t(e.index)])].symbol.eval(m_callSpec->symbols);
+        if (!v)
+            return; // a symbol without a value: nothing can be said of this call
+        dict += (values.empty() ? "" : ", ") + std::to_string(e.index) + ": " + std::to_string(*v);
+        values.push_back(*v);
+    }
+    dict += "}";
+    if (!g.staticKernelTuples.insert(values).second)
+        return;
+    const auto& range = m_sim.options.staticKernelSymRange;
+    const int64_t index = m_sim.options.staticKernelSymIndex;
+    const bool compile = !range
+        || (index >= 0 && size_t(index) < values.size()
+            && std::find(range->begin(), range->end(), values[size_t(index)]) != range->end());
+    if (!logging())
+        return;
+    if (compile) {
+        log(LogLevel::Info, text::startStaticKernel(g.name, dict));
+        return;
+    }
+    std::string r = "[";
+    for (size_t i = 0; i < range->size(); ++i)
+        r += (i ? ", " : "") + std::to_string((*range)[i]);
+    log(LogLevel::Info, text::skipStaticKernel(g.name, dict, index, r + "]"));
 }
 
 void Simulator::restorePool(RtGraph& g, const memory::PoolCheckpoint& state, const std::vector<int>& stale)

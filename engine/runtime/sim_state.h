@@ -101,6 +101,7 @@ struct RtGraph {
     std::map<int, uint64_t> userinputRefDataPtr;
     std::map<int, int> capturedUserinputRef; ///< position -> RtStorage id (strong)
     bool stormReported = false;
+    std::set<std::vector<int64_t>> staticKernelTuples; ///< symbol-value tuples run_eagerly_compile has seen
 
     KeyMeta* find(const std::string& key)
     {

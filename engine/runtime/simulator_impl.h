@@ -49,6 +49,7 @@ private:
         const std::string& key, std::vector<std::pair<uint64_t, uint64_t>>* writeSet);
     void capture(RtGraph& g, KeyMeta& meta);
     void runEager(RtGraph& g);
+    void staticKernelCompile(RtGraph& g);
     void restorePool(RtGraph& g, const memory::PoolCheckpoint& state, const std::vector<int>& stale);
     uint64_t dataPtr(int position) const; ///< element pointer of the current call's argument
 

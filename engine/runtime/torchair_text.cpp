@@ -46,6 +46,20 @@ std::string successCapture(const std::string& graph, const std::string& key, int
         + std::to_string(id) + "} with the updated node num {" + std::to_string(updatedNodes) + "}.";
 }
 
+std::string startStaticKernel(const std::string& graph, const std::string& values)
+{
+    return "Start to compile static shape kernel for fx graph " + graph + ", all symbol input indices and values are "
+        + values + ".";
+}
+
+std::string skipStaticKernel(
+    const std::string& graph, const std::string& values, int64_t symIndex, const std::string& range)
+{
+    return "Skip compile static shape kernel for fx graph " + graph + ", all symbol input indices and values are "
+        + values + ". The specified sym index is " + std::to_string(symIndex) + " and the specified sym value range is "
+        + range + ".";
+}
+
 std::string captureInfo(int id, const std::string& graph, const std::string& key, int params, int mutated, int alias,
     const std::string& meta)
 {

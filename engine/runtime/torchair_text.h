@@ -22,6 +22,11 @@ std::string needsRecapture(const std::string& graph, const std::string& key);
 std::string noNeedsRecapture(const std::string& graph, const std::string& key);
 std::string startCapture(int id, const std::string& graph, const std::string& key);
 std::string successCapture(const std::string& graph, const std::string& key, int id, int updatedNodes);
+/// AclGraph.run_eagerly_compile (force_eager with the static kernel), once per new tuple of symbol
+/// values; `values` is the Python dict repr "{3: 5}" of placeholder position -> value.
+std::string startStaticKernel(const std::string& graph, const std::string& values);
+std::string skipStaticKernel(
+    const std::string& graph, const std::string& values, int64_t symIndex, const std::string& range);
 std::string captureInfo(int id, const std::string& graph, const std::string& key, int params, int mutated, int alias,
     const std::string& meta);
 std::string afterCapturing(

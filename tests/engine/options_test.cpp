@@ -543,6 +543,23 @@ TEST(OptionsWarnings, FxSummaryIsNotWrittenInReduceOverhead)
         warning));
 }
 
+// compile_static_kernel (TA/static_kernel.py) warns at the first compile when the run packages are
+// not cached by cache_compile, in each backend's words; nothing without the static kernel.
+TEST(OptionsWarnings, StaticKernelWithoutCacheCompile)
+{
+    const std::string head
+        = "UserWarning: The current version now supports caching run packages from static kernel "
+          "compilation, it is recommended to delete the compilation cache and recompile when you use ";
+    EXPECT_TRUE(contains(parsedOk(Backend::TorchAir,
+                             { { "experimental_config.aclgraph._aclnn_static_shape_kernel", PyValue::boolean(true) } })
+                             .warnings,
+        head + "`torchair.inference.cache_compile` and do not use debug.run_eagerly=True."));
+    EXPECT_TRUE(
+        contains(parsedOk(Backend::NpugraphEx, { { "static_kernel_compile", PyValue::boolean(true) } }).warnings,
+            head + "`torch.npu.npugraph_ex.inference.cache_compile` and do not use force_eager=True."));
+    EXPECT_FALSE(contains(parsedOk(Backend::NpugraphEx, {}).warnings, head));
+}
+
 TEST(OptionsWarnings, NpugraphExModeEmitsNoModeWarnings)
 {
     Options o = parsedOk(Backend::TorchAir, { { "mode", S("npugraph_ex") }, { "frozen_parameter", T() } });

@@ -495,3 +495,45 @@ TEST(GraphAnalysis, OutVariantWritesItsOutArgument)
     EXPECT_EQ(a->nodeStorages[size_t(graph.find("mm_out"))], a->nodeStorages[size_t(graph.find("buf"))]);
     EXPECT_TRUE(a->aliasInputs.empty()); // not an alias of input x
 }
+
+// force_eager with the static kernel (AclGraph.run_eagerly_compile, torchair-behavior.md §1.4, in the
+// shape of TorchAir's test_aclgraph_run_eagerly_with_static_kernel_compilation*): one compile per new
+// tuple of the key's SymInt values; with a value range, a tuple whose entry at the sym index is not in
+// it (or an index past the tuple) is skipped, and said so.
+TEST(Simulator, StaticKernelUnderForceEagerCompilesPerNewSymbolTuple)
+{
+    const std::string start = "Start to compile static shape kernel for fx graph graph_1, all symbol input indices and "
+                              "values are ";
+    auto plain = run(
+        scenario({ { "debug.run_eagerly", true }, { "experimental_config.aclgraph._aclnn_static_shape_kernel", true } },
+            { tinyGraph() }, { call(6), call(6), call(7) }));
+    const std::string log = logText(plain);
+    EXPECT_THAT(log, HasSubstr(start + "{3: 6}."));
+    EXPECT_THAT(log, HasSubstr(start + "{3: 7}."));
+    EXPECT_EQ(log.find(start + "{3: 6}."), log.rfind(start + "{3: 6}.")); // the same tuple again: no compile
+
+    auto ranged = run(
+        scenario({ { "debug.run_eagerly", true }, { "experimental_config.aclgraph._aclnn_static_shape_kernel", true },
+                     { "experimental_config.aclgraph._aclnn_static_shape_kernel_sym_value_range", { 5, 6 } } },
+            { tinyGraph() }, { call(5), call(6), call(7) }));
+    const std::string ranges = logText(ranged);
+    EXPECT_THAT(ranges, HasSubstr(start + "{3: 5}."));
+    EXPECT_THAT(ranges, HasSubstr(start + "{3: 6}."));
+    EXPECT_THAT(ranges,
+        HasSubstr("Skip compile static shape kernel for fx graph graph_1, all symbol input indices and values are "
+                  "{3: 7}. The specified sym index is 0 and the specified sym value range is [5, 6]."));
+
+    auto index = run(
+        scenario({ { "debug.run_eagerly", true }, { "experimental_config.aclgraph._aclnn_static_shape_kernel", true },
+                     { "experimental_config.aclgraph._aclnn_static_shape_kernel_sym_value_range", { 5, 6 } },
+                     { "experimental_config.aclgraph._aclnn_static_shape_kernel_sym_index", 2 } },
+            { tinyGraph() }, { call(5) }));
+    EXPECT_THAT(logText(index),
+        HasSubstr("{3: 5}. The specified sym index is 2 and the specified sym value range is "
+                  "[5, 6]."));
+
+    // Without force_eager the kernel is compiled at the first capture, with no such line.
+    auto captured = run(scenario({ { "experimental_config.aclgraph._aclnn_static_shape_kernel", true } },
+        { tinyGraph() }, { call(5), call(6) }));
+    EXPECT_THAT(logText(captured), testing::Not(HasSubstr("static shape kernel for fx graph")));
+}
