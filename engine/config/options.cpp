@@ -431,7 +431,7 @@ private:
         // TA/static_kernel.py compile_static_kernel, at the first call of each FX graph (AclGraph.compile, or
         // run_eagerly_compile): without cache_compile's run packages (a scenario cannot ask for them) it warns,
         // then filters the text out, so once per process.
-        if (mode != "max-autotune" && valueOf(keyOf("static_kernel_compile")).truthy())
+        if (mode != "max-autotune" && m_opts.staticKernel)
             m_opts.warnings.push_back(
                 std::string(
                     "UserWarning: The current version now supports caching run packages from static kernel "
