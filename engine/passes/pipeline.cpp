@@ -137,22 +137,57 @@ MemoryMeasurement measureMemory(const Graph& graph, const config::Options& optio
     return m;
 }
 
-Result<PipelineResult> runReduceOverheadPasses(
-    const Graph& graph, const config::Options& options, const SymbolValues& symbols)
+const std::vector<PipelinePass>& pipelinePasses()
 {
-    using PassFn = Result<PassReport> (*)(Graph&, const config::Options&);
-    // §4.0: _optimize_fx (remove_noop_ops, view_to_reshape), then optimize_graph_without_runtime.
-    static const PassFn order[] = { removeNoopOps, viewToReshape, removeCatOps, eliminateDeadCode,
-        reinplaceInplaceableOps, reinplaceInputMutatedOps };
+    using config::Options;
+    auto always = [](const Options&) { return true; };
+    auto plain = [](Result<PassReport> (*fn)(Graph&, const Options&)) {
+        return [fn](Graph& g, const Options& o, const PassEnvironment&) { return fn(g, o); };
+    };
+    // §4.0: _optimize_fx (npu_fx_compiler.py), then optimize_graph_without_runtime (fx2acl_converter.py).
+    // The order is TorchAir's test_torch_compile_acl_debug_dump list of dump files.
+    static const std::vector<PipelinePass> passes = {
+        { "remove_noop_ops", always, plain(removeNoopOps) },
+        { "recover_view_inplace_pattern", always, recoverViewInplacePattern },
+        { "apply_pattern_passes", always, plain(applyPatternPasses) },
+        { "view_to_reshape", always, plain(viewToReshape) },
+        { "remove_cat_ops", always, plain(removeCatOps) },
+        { "apply_event_closure_with_multi_stream", always, plain(applyEventClosureWithMultiStream) },
+        { "apply_event_record", always, plain(applyEventRecord) },
+        { "eliminate_dead_code", always, plain(eliminateDeadCode) },
+        { "reinplace_inplaceable_ops_pass", always, plain(reinplaceInplaceableOps) },
+        { "reinplace_input_mutated_ops", always, plain(reinplaceInputMutatedOps) },
+        { "decompose_auto_functionalized", always, plain(decomposeAutoFunctionalized) },
+        { "eliminate_self_copy", [](const Options& o) { return o.backend == config::Backend::NpugraphEx; },
+            plain(eliminateSelfCopy) },
+        { "replace_dynamic_workspace_ops", always, plain(replaceDynamicWorkspaceOps) },
+        { "replace_core_limit_nodes", always, replaceCoreLimitNodes },
+        { "resolve_default_stream_markers", always, plain(resolveDefaultStreamMarkers) },
+    };
+    return passes;
+}
 
+const PassReport* findPass(const PipelineResult& result, const std::string& name)
+{
+    for (const PassReport& p : result.passes)
+        if (p.name == name)
+            return &p;
+    return nullptr;
+}
+
+Result<PipelineResult> runReduceOverheadPasses(
+    const Graph& graph, const config::Options& options, const SymbolValues& symbols, const PassEnvironment& env)
+{
     PipelineResult result;
     Graph g = graph;
     if (auto ok = g.finalize(); !ok)
         return ok.error();
     result.stages.push_back(g);
     MemoryMeasurement current = measureMemory(g, options, symbols);
-    for (PassFn pass : order) {
-        auto report = pass(g, options);
+    for (const PipelinePass& pass : pipelinePasses()) {
+        if (!pass.exists(options))
+            continue;
+        auto report = pass.run(g, options, env);
         if (!report)
             return report.error();
         if (report->enabled) {

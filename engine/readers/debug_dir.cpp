@@ -3,7 +3,7 @@
 
 #include "engine/core/file_io.h"
 #include "engine/core/text_codec.h"
-#include "engine/passes/pass_report.h"
+#include "engine/passes/pipeline.h"
 
 #include <algorithm>
 #include <charconv>
@@ -44,11 +44,9 @@ std::string stageStem(const std::string& fileName)
 // a stage can say which of ours reproduces it.
 std::string ourPassFor(const std::string& torchairName)
 {
-    static const char* const ours[] = { "remove_noop_ops", "view_to_reshape", "remove_cat_ops", "eliminate_dead_code",
-        "reinplace_inplaceable_ops_pass", "reinplace_input_mutated_ops" };
-    for (const char* p : ours)
-        if (passes::torchairPassName(p) == torchairName)
-            return p;
+    for (const passes::PipelinePass& p : passes::pipelinePasses())
+        if (passes::torchairPassName(p.name) == torchairName)
+            return p.name;
     return {};
 }
 

@@ -36,8 +36,11 @@ check(inputs == 2, f"arg0_1 and arg4_1 copied to staging, caches and weights not
 # Passes: the AOT copy_ epilogues into the caches are folded into in-place index_put_.
 p = json.loads(run("passes", FX, "--symbols", "s0=4,s1=100", "--json").stdout)
 names = [x["name"] for x in p["passes"]]
-check(names == ["remove_noop_ops", "view_to_reshape", "remove_cat_ops", "eliminate_dead_code",
-                "reinplace_inplaceable_ops_pass", "reinplace_input_mutated_ops"], f"pass order {names}")
+check(names == ["remove_noop_ops", "recover_view_inplace_pattern", "apply_pattern_passes", "view_to_reshape",
+                "remove_cat_ops", "apply_event_closure_with_multi_stream", "apply_event_record", "eliminate_dead_code",
+                "reinplace_inplaceable_ops_pass", "reinplace_input_mutated_ops", "decompose_auto_functionalized",
+                "replace_dynamic_workspace_ops", "replace_core_limit_nodes", "resolve_default_stream_markers"],
+      f"pass order {names}")
 mutated = next(x for x in p["passes"] if x["name"] == "reinplace_input_mutated_ops")
 check(sorted((w["node"], w["after"]) for w in mutated["rewritten"]) ==
       [("index_put", "aten.index_put_.default"), ("index_put_1", "aten.index_put_.default")],

@@ -4,6 +4,8 @@
 #include "passes_test_util.h"
 
 #include <gmock/gmock.h>
+#include <set>
+#include <stdexcept>
 
 using namespace passtest;
 using engine::PyValue;
@@ -22,6 +24,14 @@ engine::Graph chain()
         { "b" });
 }
 
+const PassReport& pass(const engine::passes::PipelineResult& r, const std::string& name)
+{
+    const PassReport* p = engine::passes::findPass(r, name);
+    if (!p)
+        throw std::runtime_error("no pass " + name);
+    return *p;
+}
+
 std::vector<std::string> names(const engine::passes::PipelineResult& r)
 {
     std::vector<std::string> out;
@@ -34,49 +44,70 @@ std::vector<std::string> names(const engine::passes::PipelineResult& r)
 
 TEST(PassPipeline, RunsInTorchAirOrder)
 {
+    // The order of TorchAir's test_torch_compile_acl_debug_dump (tests/st/torchair_npugraph_ex_compile_st.py),
+    // without the user's custom passes (none given) and the dump of the AOT graph itself.
+    const std::vector<std::string> torchair
+        = { "remove_noop_ops", "recover_view_inplace_pattern", "apply_pattern_passes", "view_to_reshape",
+              "remove_cat_ops", "apply_event_closure_with_multi_stream", "apply_event_record", "eliminate_dead_code",
+              "reinplace_inplaceable_ops_pass", "reinplace_input_mutated_ops", "decompose_auto_functionalized",
+              "replace_dynamic_workspace_ops", "replace_core_limit_nodes", "resolve_default_stream_markers" };
     auto r = engine::passes::runReduceOverheadPasses(chain(), options());
     ASSERT_TRUE(r.ok()) << r.error().toString();
-    EXPECT_EQ(names(*r),
-        (std::vector<std::string> { "remove_noop_ops", "view_to_reshape", "remove_cat_ops", "eliminate_dead_code",
-            "reinplace_inplaceable_ops_pass", "reinplace_input_mutated_ops" }));
-    ASSERT_EQ(r->stages.size(), 7u);
+    EXPECT_EQ(names(*r), torchair);
+    ASSERT_EQ(r->stages.size(), torchair.size() + 1);
     for (size_t i = 0; i < r->passes.size(); ++i) {
         EXPECT_TRUE(r->passes[i].enabled);
         EXPECT_EQ(r->passes[i].stage, int(i) + 1);
     }
-    // Stage 0 is the input; DCE (stage 4) drops `dead`; the intermediate reinplace (stage 5) rewrites b.
+    // npugraph_ex adds eliminate_self_copy after decompose_auto_functionalized.
+    auto ex = engine::passes::runReduceOverheadPasses(chain(), options({}, engine::config::Backend::NpugraphEx));
+    ASSERT_TRUE(ex.ok());
+    std::vector<std::string> npugraphEx = torchair;
+    npugraphEx.insert(npugraphEx.begin() + 11, "eliminate_self_copy");
+    EXPECT_EQ(names(*ex), npugraphEx);
+
+    // Stage 0 is the input; DCE drops `dead`; the intermediate reinplace rewrites b.
+    const int dce = pass(*r, "eliminate_dead_code").stage;
+    const int reinplace = pass(*r, "reinplace_inplaceable_ops_pass").stage;
     EXPECT_TRUE(has(r->stages[0], "dead"));
-    EXPECT_TRUE(has(r->stages[3], "dead"));
-    EXPECT_FALSE(has(r->stages[4], "dead"));
-    EXPECT_EQ(r->passes[3].removed, (std::vector<std::string> { "dead" }));
-    EXPECT_EQ(node(r->stages[4], "b").target, "aten.add.Tensor");
-    EXPECT_EQ(node(r->stages[5], "b").target, "aten.add_.Tensor");
-    EXPECT_THAT(logText(r->passes[0]), HasSubstr("After fx graph pass(optimize_noop_ops) optimization:"));
+    EXPECT_TRUE(has(r->stages[size_t(dce) - 1], "dead"));
+    EXPECT_FALSE(has(r->stages[size_t(dce)], "dead"));
+    EXPECT_EQ(pass(*r, "eliminate_dead_code").removed, (std::vector<std::string> { "dead" }));
+    EXPECT_EQ(node(r->stages[size_t(reinplace) - 1], "b").target, "aten.add.Tensor");
+    EXPECT_EQ(node(r->stages[size_t(reinplace)], "b").target, "aten.add_.Tensor");
+    EXPECT_THAT(
+        logText(pass(*r, "remove_noop_ops")), HasSubstr("After fx graph pass(optimize_noop_ops) optimization:"));
 }
 
 TEST(PassPipeline, OptionsSwitchPassesOff)
 {
     const auto o = options({ { "experimental_config.remove_noop_ops", PyValue::boolean(false) },
+        { "experimental_config.pattern_fusion_pass", PyValue::boolean(false) },
         { "debug.aclgraph.remove_cat_ops", PyValue::boolean(false) },
         { "debug.aclgraph.disable_reinplace_inplaceable_ops_pass", PyValue::boolean(true) },
         { "debug.aclgraph.disable_reinplace_input_mutated_ops_pass", PyValue::boolean(true) } });
     auto r = engine::passes::runReduceOverheadPasses(chain(), o);
     ASSERT_TRUE(r.ok());
-    ASSERT_EQ(r->passes.size(), 6u);
-    const bool enabled[] = { false, true, false, true, false, false };
-    for (size_t i = 0; i < 6; ++i) {
-        EXPECT_EQ(r->passes[i].enabled, enabled[i]) << r->passes[i].name;
-        EXPECT_EQ(r->passes[i].stage, enabled[i] ? (i == 1 ? 1 : 2) : -1) << r->passes[i].name;
-        if (!enabled[i]) {
-            EXPECT_TRUE(r->passes[i].log.empty());
-            EXPECT_EQ(r->passes[i].peakBytesAfter, 0u);
+    // decompose_auto_functionalized runs only after reinplace_input_mutated_ops (fx2acl_converter.py).
+    const std::set<std::string> off = { "remove_noop_ops", "apply_pattern_passes", "remove_cat_ops",
+        "reinplace_inplaceable_ops_pass", "reinplace_input_mutated_ops", "decompose_auto_functionalized" };
+    int stage = 0;
+    for (const PassReport& p : r->passes) {
+        const bool enabled = !off.count(p.name);
+        EXPECT_EQ(p.enabled, enabled) << p.name;
+        EXPECT_EQ(p.stage, enabled ? ++stage : -1) << p.name;
+        if (!enabled) {
+            EXPECT_TRUE(p.log.empty()) << p.name;
+            EXPECT_EQ(p.peakBytesAfter, 0u);
         }
     }
-    ASSERT_EQ(r->stages.size(), 3u);
-    EXPECT_EQ(node(r->stages[2], "b").target, "aten.add.Tensor");
-    EXPECT_EQ(r->passes[0].option, "experimental_config.remove_noop_ops");
-    EXPECT_EQ(r->passes[1].option, "");
-    EXPECT_EQ(r->passes[4].option, "debug.aclgraph.disable_reinplace_inplaceable_ops_pass");
+    ASSERT_EQ(r->stages.size(), size_t(stage) + 1);
+    EXPECT_EQ(node(r->stages.back(), "b").target, "aten.add.Tensor");
+    EXPECT_EQ(pass(*r, "remove_noop_ops").option, "experimental_config.remove_noop_ops");
+    EXPECT_EQ(pass(*r, "apply_pattern_passes").option, "experimental_config.pattern_fusion_pass");
+    EXPECT_EQ(pass(*r, "view_to_reshape").option, "");
+    EXPECT_EQ(
+        pass(*r, "reinplace_inplaceable_ops_pass").option, "debug.aclgraph.disable_reinplace_inplaceable_ops_pass");
 }
 
 TEST(PassPipeline, NpugraphExSpellsOptionsItsWay)
@@ -84,11 +115,11 @@ TEST(PassPipeline, NpugraphExSpellsOptionsItsWay)
     const auto o = options({ { "inplace_pass", PyValue::boolean(false) } }, engine::config::Backend::NpugraphEx);
     auto r = engine::passes::runReduceOverheadPasses(chain(), o);
     ASSERT_TRUE(r.ok());
-    EXPECT_EQ(r->passes[0].option, "remove_noop_ops");
-    EXPECT_EQ(r->passes[2].option, "remove_cat_ops");
-    EXPECT_EQ(r->passes[4].option, "inplace_pass");
-    EXPECT_FALSE(r->passes[4].enabled);
-    EXPECT_EQ(r->passes[5].option, "input_inplace_pass");
+    EXPECT_EQ(pass(*r, "remove_noop_ops").option, "remove_noop_ops");
+    EXPECT_EQ(pass(*r, "remove_cat_ops").option, "remove_cat_ops");
+    EXPECT_EQ(pass(*r, "reinplace_inplaceable_ops_pass").option, "inplace_pass");
+    EXPECT_FALSE(pass(*r, "reinplace_inplaceable_ops_pass").enabled);
+    EXPECT_EQ(pass(*r, "reinplace_input_mutated_ops").option, "input_inplace_pass");
 }
 
 // npugraph_ex closes with one more debug_compare_fx_graphs, "all npugraph_ex pass", of the AOT graph
@@ -116,13 +147,13 @@ TEST(PassPipeline, ReinplacingLowersThePeak)
     // written do not change (mul and add each write 65536).
     auto r = engine::passes::runReduceOverheadPasses(chain(), options());
     ASSERT_TRUE(r.ok());
-    const PassReport& reinplace = r->passes[4];
+    const PassReport& reinplace = pass(*r, "reinplace_inplaceable_ops_pass");
     EXPECT_EQ(reinplace.peakBytesBefore, 198144u);
     EXPECT_EQ(reinplace.peakBytesAfter, 132096u);
     EXPECT_EQ(reinplace.trafficBytesBefore, 2u * 65536u);
     EXPECT_EQ(reinplace.trafficBytesAfter, 2u * 65536u);
     // DCE dropped `dead` (65536 bytes written), which was never live at the peak... but was allocated.
-    const PassReport& dce = r->passes[3];
+    const PassReport& dce = pass(*r, "eliminate_dead_code");
     EXPECT_EQ(dce.trafficBytesBefore, 3u * 65536u);
     EXPECT_EQ(dce.trafficBytesAfter, 2u * 65536u);
 }
@@ -137,7 +168,7 @@ TEST(PassPipeline, InputMutationReinplaceDropsTheCopy)
         ordered_json::array());
     auto r = engine::passes::runReduceOverheadPasses(g, options());
     ASSERT_TRUE(r.ok());
-    const PassReport& p = r->passes[5];
+    const PassReport& p = pass(*r, "reinplace_input_mutated_ops");
     EXPECT_EQ(p.peakBytesBefore, 66048u);
     EXPECT_EQ(p.peakBytesAfter, 0u);
     EXPECT_EQ(p.trafficBytesBefore, 2u * 65536u);
@@ -152,18 +183,19 @@ TEST(PassPipeline, MissingSymbolSkipsTheMeasurement)
         { "b" }, true);
     auto r = engine::passes::runReduceOverheadPasses(g, options());
     ASSERT_TRUE(r.ok());
-    EXPECT_EQ(r->passes[4].peakBytesBefore, 0u);
-    EXPECT_FALSE(r->passes[4].measured);
-    EXPECT_THAT(r->passes[4].unmeasured, HasSubstr("no value for symbol 's0' (give it with --symbols s0=N"));
-    EXPECT_THAT(logText(r->passes[4]),
+    EXPECT_EQ(pass(*r, "reinplace_inplaceable_ops_pass").peakBytesBefore, 0u);
+    EXPECT_FALSE(pass(*r, "reinplace_inplaceable_ops_pass").measured);
+    EXPECT_THAT(pass(*r, "reinplace_inplaceable_ops_pass").unmeasured,
+        HasSubstr("no value for symbol 's0' (give it with --symbols s0=N"));
+    EXPECT_THAT(logText(pass(*r, "reinplace_inplaceable_ops_pass")),
         HasSubstr("aclgraph-inspector: memory effect not measured: no value for symbol 's0'"));
 
     // With s0 = 128: 128 x 4 f32 = 2048 bytes, 2560 a block; staging + a + b, then staging + a.
     auto measured = engine::passes::runReduceOverheadPasses(g, options(), { { "s0", 128 } });
     ASSERT_TRUE(measured.ok());
-    EXPECT_TRUE(measured->passes[4].measured);
-    EXPECT_EQ(measured->passes[4].peakBytesBefore, 3u * 2560u);
-    EXPECT_EQ(measured->passes[4].peakBytesAfter, 2u * 2560u);
+    EXPECT_TRUE(pass(*measured, "reinplace_inplaceable_ops_pass").measured);
+    EXPECT_EQ(pass(*measured, "reinplace_inplaceable_ops_pass").peakBytesBefore, 3u * 2560u);
+    EXPECT_EQ(pass(*measured, "reinplace_inplaceable_ops_pass").peakBytesAfter, 2u * 2560u);
 }
 
 TEST(PassPipeline, RemovingACloneCanStopALaterReinplace)
@@ -176,8 +208,9 @@ TEST(PassPipeline, RemovingACloneCanStopALaterReinplace)
         { "b" });
     auto on = engine::passes::runReduceOverheadPasses(g, options());
     ASSERT_TRUE(on.ok());
-    EXPECT_EQ(on->passes[0].removed, (std::vector<std::string> { "a" }));
-    EXPECT_EQ(skipReason(on->passes[4], "b"), "Node[b] arg_index[0] mutate program inputs, skip reinplace");
+    EXPECT_EQ(pass(*on, "remove_noop_ops").removed, (std::vector<std::string> { "a" }));
+    EXPECT_EQ(skipReason(pass(*on, "reinplace_inplaceable_ops_pass"), "b"),
+        "Node[b] arg_index[0] mutate program inputs, skip reinplace");
     EXPECT_EQ(node(on->stages.back(), "b").target, "aten.add.Tensor");
 
     auto off = engine::passes::runReduceOverheadPasses(
@@ -198,6 +231,7 @@ TEST(PassPipeline, DecoderGraphsGoThroughUnharmed)
         ASSERT_TRUE(r.ok()) << r.error().toString();
         for (auto stage : r->stages)
             EXPECT_TRUE(stage.finalize().ok());
-        EXPECT_GT(r->passes[0].peakBytesBefore, 0u) << g.id << " " << logText(r->passes[0]);
+        EXPECT_GT(pass(*r, "remove_noop_ops").peakBytesBefore, 0u)
+            << g.id << " " << logText(pass(*r, "remove_noop_ops"));
     }
 }

@@ -131,7 +131,8 @@ TEST_F(PassReportStore, ReportsAndStagesRoundTrip)
     }
     auto graphs = listGraphs(db(), m_source);
     ASSERT_TRUE(graphs.ok());
-    ASSERT_EQ(graphs->size(), 7u); // the input and six stages
+    ASSERT_EQ(graphs->size(), m_result.stages.size()); // the input and one stage per pass that ran
+    ASSERT_GT(graphs->size(), 7u);
     for (size_t i = 1; i < graphs->size(); ++i) {
         const GraphRow& g = (*graphs)[i];
         EXPECT_EQ(g.role, "pass_result");
