@@ -70,12 +70,36 @@ void torchairKey(CacheKey& key, const config::Options& o, const Settings& settin
     add(key, "remove_noop_ops", torchairBool(o.removeNoopOps), "1");
     add(key, "pattern_fusion_pass", torchairBool(o.patternFusionPass), "1");
     add(key, "frozen_parameter", torchairBool(o.frozenParameter), "0");
-    add(key, "mode", o.mode, "reduce-overhead");
+    // _AclGraphExperimentalConfig.as_dict (TC/experimental_config.py:69-107): after the experimental
+    // options, the static shape kernel's four keys when it is on, then the super kernel's.
     const PyValue* kernel = written(settings, "experimental_config.aclgraph._aclnn_static_shape_kernel");
-    if (kernel && kernel->truthy())
-        key.notes.push_back(
-            "the static shape kernel adds four keys to torchair's string whose names the reference does "
-            "not give; they are left out here, so the md5 will not match");
+    if (kernel && kernel->truthy()) {
+        add(key, "_aclnn_static_shape_kernel", "1", "");
+        // StrOptionValue: None becomes "" here (ge::AscendString cannot take None).
+        const PyValue* dir = written(settings, "experimental_config.aclgraph._aclnn_static_shape_kernel_build_dir");
+        add(key, "_aclnn_static_shape_kernel_build_dir", dir && dir->kind != PyValue::Kind::None ? dir->str() : "", "");
+        // IntListValue: the value as given (a list prints as Python prints it); None when never set, and
+        // an explicit None is stored as [].
+        const PyValue* range
+            = written(settings, "experimental_config.aclgraph._aclnn_static_shape_kernel_sym_value_range");
+        add(key, "_aclnn_static_shape_kernel_sym_value_range",
+            !range                                   ? "None"
+                : range->kind == PyValue::Kind::None ? "[]"
+                                                     : range->str(),
+            "None");
+        const PyValue* index = written(settings, "experimental_config.aclgraph._aclnn_static_shape_kernel_sym_index");
+        add(key, "_aclnn_static_shape_kernel_sym_index", index ? index->str() : "0", "0");
+    }
+    const PyValue* super = written(settings, "experimental_config.aclgraph._super_kernel_optimize");
+    if (super && super->truthy()) {
+        add(key, "_super_kernel_optimize", "1", "");
+        for (const char* name : { "_super_kernel_optimize_options", "_super_kernel_debug_options" }) {
+            const PyValue* v = written(settings, std::string("experimental_config.aclgraph.") + name);
+            if (v && v->kind != PyValue::Kind::None)
+                add(key, name, v->str(), "");
+        }
+    }
+    add(key, "mode", o.mode, "reduce-overhead");
 }
 
 void npugraphExKey(CacheKey& key, const Settings& settings)

@@ -1,5 +1,6 @@
 #include "engine/passes/reinplace_common.h"
 
+#include "engine/core/bracket_text.h"
 #include "engine/graph/graph_diff.h"
 #include "engine/graph/op_info.h"
 #include "engine/passes/pass_util.h"
@@ -16,9 +17,30 @@ std::string labelRepr(const std::optional<std::string>& label)
     return label ? "'" + *label + "'" : "None";
 }
 
+// len(pytree.tree_leaves(node.meta["fake_result"])): the node's tensor results. FakeTensor propagation
+// computes them whether or not the graph as read carries metadata, so without metadata the schema's
+// returns say how many there are ("(Tensor, Tensor, Tensor)" -> 3); 0 when neither tells.
+int resultCount(const Node& n)
+{
+    if (!n.outputs.empty())
+        return int(n.outputs.size());
+    const OpSchema* s = findSchema(n.target);
+    if (!s)
+        return 0;
+    std::string_view r = bracket::trim(s->returns);
+    if (r.size() >= 2 && r.front() == '(' && r.back() == ')')
+        r = r.substr(1, r.size() - 2);
+    int count = 0;
+    for (std::string_view item : bracket::splitTopLevel(r))
+        if (bracket::trim(item).rfind("Tensor", 0) == 0 && bracket::trim(item).find("[]") == std::string_view::npos)
+            ++count;
+    return count;
+}
+
 } // namespace
 
-StreamChecker::StreamChecker(const Graph& g)
+StreamChecker::StreamChecker(const Graph& g, bool fakeResults)
+    : m_fakeResults(fakeResults)
 {
     const auto labels = streamLabels(g);
     for (size_t i = 0; i < g.nodes.size(); ++i)
@@ -97,8 +119,9 @@ bool StreamChecker::checkArgs(
     const Graph& g, int node, const std::vector<int>& indices, std::vector<std::string>& log, std::string* failure)
 {
     const Node& n = g.nodes[size_t(node)];
-    // Mutated argument k of the functional op comes back as output len(outputs) - n_mutated + k.
-    const int total = int(n.outputs.size());
+    // Mutated argument k of the functional op comes back as output len(outputs) - n_mutated + k; without
+    // fake_result TorchAir counts 0 outputs, and the indices it looks for (negative) match no getitem.
+    const int total = m_fakeResults ? resultCount(n) : 0;
     std::vector<std::vector<int>> all;
     std::string which = "[";
     std::string indexList = "[";

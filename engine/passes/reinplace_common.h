@@ -14,7 +14,10 @@ namespace engine::passes::detail {
 /// adds later have none, which makes a check that involves them fail, as in TorchAir.
 class StreamChecker {
 public:
-    explicit StreamChecker(const Graph& g);
+    /// `fakeResults`: the nodes carry `meta["fake_result"]`, which TorchAir's intermediate reinplace pass
+    /// sets on every node (`_FunctionalizationMetadataProp(gm).propagate`) and nothing else does. Without
+    /// it get_inplace_op_mutated_input_users counts no outputs, so no getitem users are checked.
+    StreamChecker(const Graph& g, bool fakeResults);
     /// _check_reinplace_streams: for each mutated argument index, its users (see collectUsers) plus
     /// the users of the getitem that extracts the matching output must share one label. Appends
     /// TorchAir's DEBUG lines to `log`; on failure `failure` gets the failed line.
@@ -27,6 +30,7 @@ private:
     bool verify(const Graph& g, int node, const std::vector<int>& users, const std::string& check,
         std::vector<std::string>& log, std::string* failure) const;
     std::map<std::string, std::optional<std::string>> m_labels;
+    bool m_fakeResults;
 };
 
 /// _collect_single_node_users: the input's users except copy_ nodes; when a copy_ user exists, also

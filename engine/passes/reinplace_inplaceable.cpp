@@ -25,7 +25,7 @@ public:
     Reinplacer(Graph& g, PassReport& report)
         : m_g(g)
         , m_report(report)
-        , m_streams(g)
+        , m_streams(g, true)
     {
     }
 

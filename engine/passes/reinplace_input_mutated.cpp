@@ -21,10 +21,11 @@ bool isInputLike(const Node& n)
 
 class InputReinplacer {
 public:
-    InputReinplacer(Graph& g, PassReport& report)
+    /// `fakeResults`: the intermediate reinplace pass ran before and left meta["fake_result"] on the nodes.
+    InputReinplacer(Graph& g, PassReport& report, bool fakeResults)
         : m_g(g)
         , m_report(report)
-        , m_streams(g)
+        , m_streams(g, fakeResults)
         , m_st(detail::analyzeStorages(g))
     {
     }
@@ -334,11 +335,11 @@ Result<void> InputReinplacer::run()
 Result<PassReport> reinplaceInputMutatedOps(Graph& graph, const config::Options& options)
 {
     return detail::runPass(graph, "reinplace_input_mutated_ops", options.optionName("input_inplace_pass"),
-        options.reinplaceInputMutatedOps, [](Graph& g, PassReport& report) -> Result<void> {
+        options.reinplaceInputMutatedOps, [&options](Graph& g, PassReport& report) -> Result<void> {
             report.log.push_back(
                 "[_reinplace_input_mutated_ops]processing reinplace_input_mutated_ops_pass for graph: " + g.id);
             report.log.push_back("End to add stream labels to all FX nodes in graph " + g.id);
-            InputReinplacer r(g, report);
+            InputReinplacer r(g, report, options.reinplaceInplaceableOps);
             if (auto ok = r.run(); !ok)
                 return ok;
             report.log.push_back("End to process reinplace input mutated ops fx pass for graph: " + g.id);

@@ -88,6 +88,39 @@ TEST(CacheKey, StaticKernelAddsItsKeysBeforeRemoveNoopOps)
         << k.optionString;
 }
 
+// torchair: _AclGraphExperimentalConfig.as_dict puts four keys after the experimental options when the
+// static shape kernel is on (TC/experimental_config.py:69-107), none when it is off.
+TEST(CacheKey, TorchairStaticKernelAddsItsFourKeysBeforeMode)
+{
+    const std::string off = keyOf(Backend::TorchAir, {}).optionString;
+    EXPECT_EQ(off.find("_aclnn_static_shape_kernel"), std::string::npos) << off;
+    EXPECT_NE(off.find("frozen_parameter=0,mode=reduce-overhead"), std::string::npos) << off;
+
+    auto k = keyOf(
+        Backend::TorchAir, { { "experimental_config.aclgraph._aclnn_static_shape_kernel", PyValue::boolean(true) } });
+    EXPECT_NE(
+        k.optionString.find("frozen_parameter=0,_aclnn_static_shape_kernel=1,_aclnn_static_shape_kernel_build_dir=,"
+                            "_aclnn_static_shape_kernel_sym_value_range=None,"
+                            "_aclnn_static_shape_kernel_sym_index=0,mode=reduce-overhead"),
+        std::string::npos)
+        << k.optionString;
+    EXPECT_NE(k.optionString, off);
+
+    // The values as given: a build folder, a list of symbol values (Python's str), an index.
+    k = keyOf(Backend::TorchAir,
+        { { "experimental_config.aclgraph._aclnn_static_shape_kernel", PyValue::boolean(true) },
+            { "experimental_config.aclgraph._aclnn_static_shape_kernel_build_dir", PyValue::str("/tmp/k") },
+            { "experimental_config.aclgraph._aclnn_static_shape_kernel_sym_value_range",
+                PyValue::list({ PyValue::integer(1), PyValue::integer(64) }) },
+            { "experimental_config.aclgraph._aclnn_static_shape_kernel_sym_index", PyValue::integer(1) } });
+    EXPECT_NE(k.optionString.find("_aclnn_static_shape_kernel=1,_aclnn_static_shape_kernel_build_dir=/tmp/k,"
+                                  "_aclnn_static_shape_kernel_sym_value_range=[1, 64],"
+                                  "_aclnn_static_shape_kernel_sym_index=1,mode="),
+        std::string::npos)
+        << k.optionString;
+    EXPECT_TRUE(k.notes.empty() || k.notes.front().find("static shape kernel") == std::string::npos);
+}
+
 TEST(CacheKey, OptionsOutsideTheKey)
 {
     const auto torchair = optionsNotInKey(Backend::TorchAir);

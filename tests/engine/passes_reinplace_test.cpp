@@ -206,6 +206,46 @@ TEST(PassReinplace, MultiOutputNpuOp)
     EXPECT_EQ(skipReason(r, "n"), "Node[n] arg_index[0] mutate program inputs, skip reinplace");
 }
 
+// TorchAir checks the users of the getitem that extracts a mutated argument's output too, counting
+// the outputs from meta["fake_result"], which its own metadata propagation always sets
+// (graph_pass.py: _FunctionalizationMetadataProp(gm).propagate; utils.py get_inplace_op_mutated_input_users).
+// A graph read without metadata for the op still has those outputs: the schema says how many.
+TEST(PassReinplace, MultiOutputUsersOfTheMutatedOutputCountWithoutMetadata)
+{
+    // npu_add_rms_norm_v2_functional returns 3 tensors; arg 0 (p) comes back as output 1, which the graph
+    // returns (default stream) and c reads inside stream s1.
+    auto build = [](bool withMeta) {
+        return graph({ input("x", { 4, 8 }), input("y", { 4, 8 }), input("gamma", { 8 }, "parameter") },
+            { op("p", "aten.mul.Tensor", { "x", 2 }, meta({ 4, 8 })),
+                op("q", "aten.mul.Tensor", { "y", 2 }, meta({ 4, 8 })),
+                op("n", "npu.npu_add_rms_norm_v2_functional.default", { "p", "q", "gamma" },
+                    withMeta ? list({ meta({ 4, 8 }), meta({ 4, 8 }), meta({ 4, 8 }) }) : ordered_json(nullptr)),
+                op("g1", "operator.getitem", { "n", 1 }, meta({ 4, 8 })), streamEnter("enter", "s1"),
+                op("c", "aten.relu.default", { "g1" }, meta({ 4, 8 })), streamExit("exit") },
+            { "g1", "c" });
+    };
+    for (bool withMeta : { true, false }) {
+        auto g = build(withMeta);
+        auto r = run(g);
+        EXPECT_EQ(node(g, "n").target, "npu.npu_add_rms_norm_v2_functional.default") << withMeta;
+        EXPECT_EQ(skipReason(r, "n"),
+            "[multi_stream_multi_reinplace]Current node: n, type: npu.npu_add_rms_norm_v2_functional.default check no "
+            "multi stream users failed for reinplace. The users of the mutated input node have multiple streams. All "
+            "the users are [n, c, output].")
+            << withMeta;
+    }
+    // Without the stream scope the same users agree and the op is reinplaced.
+    auto plain = graph({ input("x", { 4, 8 }), input("y", { 4, 8 }), input("gamma", { 8 }, "parameter") },
+        { op("p", "aten.mul.Tensor", { "x", 2 }, meta({ 4, 8 })),
+            op("q", "aten.mul.Tensor", { "y", 2 }, meta({ 4, 8 })),
+            op("n", "npu.npu_add_rms_norm_v2_functional.default", { "p", "q", "gamma" }),
+            op("g1", "operator.getitem", { "n", 1 }, meta({ 4, 8 })),
+            op("c", "aten.relu.default", { "g1" }, meta({ 4, 8 })) },
+        { "g1", "c" });
+    run(plain);
+    EXPECT_EQ(node(plain, "n").target, "npu.npu_add_rms_norm_v2.default");
+}
+
 TEST(PassReinplace, MultiOutputNpuOpNeedsItsMutatedArguments)
 {
     // npu_kv_rmsnorm_rope_cache_v2_functional mutates args 5 and 6; with three arguments it is left alone.
