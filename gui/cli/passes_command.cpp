@@ -177,14 +177,17 @@ engine::Result<DebugDirInput> debugDirInput(const std::string& path, const std::
 
 int passesCommand(const std::vector<std::string>& args, std::ostream& out, std::ostream& err)
 {
-    const char* usage = "usage: aclgraph-inspector passes SCENARIO|GRAPH|DEBUG_DIR [--graph ID] [--set NAME=VALUE ...] "
-                        "[--symbols s0=4,...] [--input-kind SEL=KIND ...] [--json] [--verbose] [--emit-code OUT] [-o FILE]\n";
+    const char* usage
+        = "usage: aclgraph-inspector passes SCENARIO|GRAPH|DEBUG_DIR [--graph ID] [--set NAME=VALUE ...] "
+          "[--symbols s0=4,...] [--input-kind SEL=KIND ...] [--cann VERSION] [--json] [--verbose] [--emit-code OUT] "
+          "[-o FILE]\n";
     std::string path, graphId, emitPath, outPath;
     bool json = false, verbose = false;
     std::vector<std::pair<std::string, engine::PyValue>> overrides;
     engine::SymbolValues symbols;
     bool symbolsGiven = false;
     std::vector<std::string> inputKinds;
+    engine::passes::PassEnvironment env;
     for (size_t i = 0; i < args.size(); ++i) {
         const std::string& a = args[i];
         const bool hasValue = i + 1 < args.size();
@@ -192,7 +195,8 @@ int passesCommand(const std::vector<std::string>& args, std::ostream& out, std::
             json = true;
         } else if (a == "--verbose") {
             verbose = true;
-        } else if ((a == "--set" || a == "--symbols" || a == "--graph" || a == "--emit-code" || a == "-o")
+        } else if ((a == "--set" || a == "--symbols" || a == "--graph" || a == "--emit-code" || a == "-o"
+                       || a == "--cann")
             && !hasValue) {
             err << "passes: " << a << " needs a value\n" << usage;
             return 2;
@@ -209,6 +213,13 @@ int passesCommand(const std::vector<std::string>& args, std::ostream& out, std::
                 return 2;
             }
             inputKinds.push_back(args[++i]);
+        } else if (a == "--cann") {
+            // The CANN version the passes' version checks compare with ("8.3.RC1", "9.0.0").
+            env.cann = args[++i];
+            if (env.cann.empty() || env.cann[0] < '0' || env.cann[0] > '9') {
+                err << "passes: --cann needs a CANN version such as 8.3.RC1 or 9.0.0, not '" << env.cann << "'\n";
+                return 2;
+            }
         } else if (a == "--graph") {
             graphId = args[++i];
         } else if (a == "--emit-code") {
@@ -288,7 +299,7 @@ int passesCommand(const std::vector<std::string>& args, std::ostream& out, std::
         err << "error: " << path << ": $.config." << options.error().context << ": " << options.error().message << "\n";
         return 1;
     }
-    auto result = engine::passes::runReduceOverheadPasses(*graph, options.value(), symbols);
+    auto result = engine::passes::runReduceOverheadPasses(*graph, options.value(), symbols, env);
     if (!result) {
         err << "error: " << result.error().toString() << "\n";
         return 1;

@@ -51,6 +51,11 @@ v2r = next(x for x in p["passes"] if x["name"] == "view_to_reshape")
 check([(w["before"], w["after"]) for w in v2r["rewritten"]] == [("aten.view.default", "aten.reshape.default")],
       f"view_to_reshape {v2r['rewritten']}")
 
+# --cann gives the CANN version the passes' version checks use; anything but a version is refused.
+r = run("passes", FX, "--symbols", "s0=4,s1=100", "--cann", "latest", expect=2)
+check("--cann needs a CANN version such as 8.3.RC1" in r.stderr, f"--cann refused: {r.stderr!r}")
+run("passes", FX, "--symbols", "s0=4,s1=100", "--cann", "8.3.RC1", "--json")
+
 # --emit-code writes readable FX code that the reader reads back.
 with tempfile.TemporaryDirectory() as tmp:
     out = pathlib.Path(tmp) / "after_passes.py"
