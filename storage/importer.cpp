@@ -125,6 +125,8 @@ struct Payload {
         /// Run the passes on it with these options; none: store the graph alone.
         std::optional<engine::config::Options> passOptions;
         engine::SymbolValues symbols;
+        /// The scenario's declared operators (custom schemas, registered in-placeable ops), if any.
+        std::shared_ptr<const engine::UserOps> operators;
         /// What the passes did, computed before the transaction starts.
         std::optional<engine::passes::PipelineResult> passes;
     };
@@ -245,6 +247,7 @@ Result<void> readScenario(const std::string& path, Payload& p, bool runPasses, b
         item.place.file = path;
         item.place.role = "graph";
         item.passOptions = options;
+        item.operators = s->operators;
         for (const auto& c : s->calls)
             if (c.graph == g.id) {
                 item.symbols = c.symbols;
@@ -475,7 +478,9 @@ Result<Payload> readSource(SourceKind kind, const std::string& path, const Impor
             continue;
         if (options.cancelled && options.cancelled())
             return Error { ErrorCode::Cancelled, "cancelled", path };
-        auto passes = engine::passes::runReduceOverheadPasses(item.graph, *item.passOptions, item.symbols);
+        engine::passes::PassEnvironment env;
+        env.userOps = item.operators;
+        auto passes = engine::passes::runReduceOverheadPasses(item.graph, *item.passOptions, item.symbols, env);
         if (passes)
             item.passes = std::move(passes.value());
         else

@@ -205,7 +205,11 @@ bool parseOpSchema(const std::string& text, OpSchema& s, std::string& error)
     return true;
 }
 
-const OpSchema* findOpSchema(const std::string& target)
+namespace {
+
+thread_local const UserOps* t_userOps = nullptr;
+
+std::string canonicalSchemaTarget(const std::string& target)
 {
     std::string t = target;
     if (const size_t colons = t.find("::"); colons != std::string::npos) {
@@ -216,14 +220,105 @@ const OpSchema* findOpSchema(const std::string& target)
     t = canonicalTarget(t);
     if (std::count(t.begin(), t.end(), '.') == 1)
         t += ".default"; // FX prints a packet for its default overload, in every namespace
+    return t;
+}
+
+} // namespace
+
+bool UserOps::addSchema(const std::string& text, std::string& error)
+{
+    OpSchema s;
+    if (!parseOpSchema(text, s, error))
+        return false;
+    if (table().byTarget.count(s.target)) {
+        error = s.target + " is already in the operator table (" + table().byTarget.at(s.target)->text + ")";
+        return false;
+    }
+    for (const OpSchema& other : m_schemas)
+        if (other.target == s.target) {
+            error = s.target + " is declared twice";
+            return false;
+        }
+    m_schemas.push_back(std::move(s));
+    return true;
+}
+
+void UserOps::addInplaceable(Inplaceable op)
+{
+    // register_inplaceable_npu_op stores into a dict: a later registration of the same op replaces it.
+    op.functional = canonicalSchemaTarget(op.functional);
+    op.inplace = canonicalSchemaTarget(op.inplace);
+    for (Inplaceable& existing : m_inplaceable)
+        if (existing.functional == op.functional) {
+            existing = std::move(op);
+            return;
+        }
+    m_inplaceable.push_back(std::move(op));
+}
+
+void UserOps::finish()
+{
+    m_byTarget.clear();
+    m_byPacket.clear();
+    for (const OpSchema& s : m_schemas) {
+        m_byTarget.emplace(s.target, &s);
+        std::vector<const OpSchema*>& list = m_byPacket[{ s.ns, s.packet }];
+        if (list.empty()) {
+            auto it = table().byPacket.find({ s.ns, s.packet });
+            if (it != table().byPacket.end())
+                list = it->second;
+        }
+        list.push_back(&s);
+    }
+    for (auto& entry : m_byPacket)
+        std::sort(entry.second.begin(), entry.second.end(),
+            [](const OpSchema* a, const OpSchema* b) { return a->overload < b->overload; });
+}
+
+const OpSchema* UserOps::find(const std::string& canonical) const
+{
+    auto it = m_byTarget.find(canonical);
+    return it == m_byTarget.end() ? nullptr : it->second;
+}
+
+const std::vector<const OpSchema*>* UserOps::overloads(const std::string& ns, const std::string& packet) const
+{
+    auto it = m_byPacket.find({ ns, packet });
+    return it == m_byPacket.end() ? nullptr : &it->second;
+}
+
+UserOpsScope::UserOpsScope(const UserOps* ops)
+    : m_previous(t_userOps)
+{
+    t_userOps = ops;
+}
+
+UserOpsScope::~UserOpsScope()
+{
+    t_userOps = m_previous;
+}
+
+const UserOps* activeUserOps()
+{
+    return t_userOps;
+}
+
+const OpSchema* findOpSchema(const std::string& target)
+{
+    const std::string t = canonicalSchemaTarget(target);
     const Table& tab = table();
     auto it = tab.byTarget.find(t);
-    return it == tab.byTarget.end() ? nullptr : it->second;
+    if (it != tab.byTarget.end())
+        return it->second;
+    return t_userOps ? t_userOps->find(t) : nullptr;
 }
 
 const std::vector<const OpSchema*>& opOverloads(const std::string& ns, const std::string& packet)
 {
     static const std::vector<const OpSchema*> none;
+    if (t_userOps)
+        if (const auto* merged = t_userOps->overloads(ns, packet))
+            return *merged;
     const Table& tab = table();
     auto it = tab.byPacket.find({ ns, packet });
     return it == tab.byPacket.end() ? none : it->second;

@@ -13,6 +13,7 @@
 /// the returns are kept as text.
 ///
 /// Thread contract: the table is built once (thread-safe static) and immutable afterwards.
+#include <map>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -63,5 +64,49 @@ struct OpTableInfo {
     size_t size = 0; ///< schemas in the table
 };
 const OpTableInfo& opTableInfo();
+
+/// Operators a scenario declares beyond the table: custom op schemas (what `torch.library` defines in
+/// the user's process) and TorchAir's user-registered in-placeable multi-output NPU ops
+/// (`register_inplaceable_npu_op(functional, inplace, mutated_arg=[...])`, graph_pass.py). Build it
+/// with add*, then finish(); share it through a shared_ptr (the lookups point into it).
+class UserOps {
+public:
+    struct Inplaceable {
+        std::string functional; ///< canonical target, "npu.my_op_functional.default"
+        std::string inplace; ///< "npu.my_op.default"
+        std::vector<int> mutatedArgs;
+    };
+    /// False with `error` when `text` is not a schema, or names an op the table already holds.
+    bool addSchema(const std::string& text, std::string& error);
+    void addInplaceable(Inplaceable op);
+    /// Indexes the schemas (with the table's overloads of the same packets); call once, after the adds.
+    void finish();
+    bool empty() const { return m_schemas.empty() && m_inplaceable.empty(); }
+    const std::vector<Inplaceable>& inplaceable() const { return m_inplaceable; }
+    const OpSchema* find(const std::string& canonical) const;
+    const std::vector<const OpSchema*>* overloads(const std::string& ns, const std::string& packet) const;
+
+private:
+    std::vector<OpSchema> m_schemas;
+    std::vector<Inplaceable> m_inplaceable;
+    std::map<std::string, const OpSchema*> m_byTarget;
+    std::map<std::pair<std::string, std::string>, std::vector<const OpSchema*>> m_byPacket;
+};
+
+/// While alive, findOpSchema and opOverloads on this thread also answer from `ops` (after the
+/// table), and the passes see its in-placeable ops; scopes nest. The pass pipeline installs the
+/// scenario's for the length of a run.
+class UserOpsScope {
+public:
+    explicit UserOpsScope(const UserOps* ops);
+    ~UserOpsScope();
+    UserOpsScope(const UserOpsScope&) = delete;
+    UserOpsScope& operator=(const UserOpsScope&) = delete;
+
+private:
+    const UserOps* m_previous;
+};
+/// The innermost UserOpsScope's operators on this thread, or nullptr.
+const UserOps* activeUserOps();
 
 } // namespace engine

@@ -91,6 +91,10 @@ const std::vector<MultiInplaceOp>& multiInplaceOps()
 const MultiInplaceOp* findMultiInplace(const std::string& target)
 {
     const std::string t = canonicalTarget(target);
+    if (const UserOps* user = activeUserOps())
+        for (const MultiInplaceOp& op : user->inplaceable())
+            if (op.functional == t)
+                return &op;
     for (const MultiInplaceOp& op : multiInplaceOps())
         if (op.functional == t)
             return &op;
@@ -125,6 +129,10 @@ bool isImpure(const std::string& target, std::string* reason)
     for (const MultiInplaceOp& op : multiInplaceOps())
         if (op.inplace == t)
             return say("mutable schema: writes its cache arguments");
+    if (const UserOps* user = activeUserOps())
+        for (const MultiInplaceOp& op : user->inplaceable())
+            if (op.inplace == t)
+                return say("mutable schema: writes its mutated arguments (registered in the scenario)");
     const OpSchema* schema = findSchema(t);
     if (schema && schema->mutates)
         return say("mutable schema: writes an argument");

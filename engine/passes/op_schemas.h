@@ -41,14 +41,14 @@ struct OutLookup {
 };
 OutLookup outVariant(const std::string& target);
 
-/// The multi-output NPU ops TorchAir registers as in-placeable (`inplaceable_npu_ops`, §4.1).
-struct MultiInplaceOp {
-    std::string functional; ///< "npu.npu_add_rms_norm_v2_functional.default"
-    std::string inplace; ///< "npu.npu_add_rms_norm_v2.default"
-    std::vector<int> mutatedArgs; ///< indices into args
-};
+/// The multi-output NPU ops TorchAir registers as in-placeable (`inplaceable_npu_ops`, §4.1):
+/// functional target, in-place target, mutated argument indices.
+using MultiInplaceOp = engine::UserOps::Inplaceable;
+/// TorchAir's own registrations (graph_pass.py register_inplaceable_npu_op calls).
 const std::vector<MultiInplaceOp>& multiInplaceOps();
-/// Matches either spelling of the functional target; nullptr when it is not one of them.
+/// Matches either spelling of the functional target; nullptr when it is not one of them. The active
+/// UserOps' registrations (a scenario's `register_inplaceable_npu_op`) come first: TorchAir keeps
+/// them in a dict, so a later registration of the same op replaces TorchAir's.
 const MultiInplaceOp* findMultiInplace(const std::string& target);
 
 /// `_VIEW_INVERSE_MAP`: "aten.slice_scatter.default" -> "aten.slice.Tensor", etc.; empty otherwise.

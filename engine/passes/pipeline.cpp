@@ -178,6 +178,7 @@ const PassReport* findPass(const PipelineResult& result, const std::string& name
 Result<PipelineResult> runReduceOverheadPasses(
     const Graph& graph, const config::Options& options, const SymbolValues& symbols, const PassEnvironment& env)
 {
+    const UserOpsScope userOps(env.userOps.get());
     PipelineResult result;
     Graph g = graph;
     if (auto ok = g.finalize(); !ok)

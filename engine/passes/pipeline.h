@@ -6,9 +6,11 @@
 #include "engine/config/options.h"
 #include "engine/core/result.h"
 #include "engine/graph/graph.h"
+#include "engine/graph/op_table.h"
 #include "engine/passes/pass_report.h"
 
 #include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -20,6 +22,9 @@ struct PassEnvironment {
     /// only on CANN >= 8.3.RC1 and replace_core_limit_nodes keeps the static kernel only on >= 9.0.0:
     /// with the version unknown they behave as on a current CANN and their log says so.
     std::string cann;
+    /// Custom op schemas and user-registered in-placeable ops (a scenario's `operators`); installed
+    /// (UserOpsScope) for the length of runReduceOverheadPasses.
+    std::shared_ptr<const UserOps> userOps;
 };
 
 /// Inductor's remove_noop_ops (§4.3), switched by remove_noop_ops.

@@ -2,14 +2,16 @@
 /// A scenario: one run a user wants to understand — TorchAir config, FX graphs, device, and the
 /// sequence of calls. Read from JSON (docs/scenario-format.md); every error names the file and the
 /// JSON path ("$.calls[3].inputs.arg2_1") and says what was expected.
-#include "engine/core/py_value.h"
 #include "engine/config/options.h"
+#include "engine/core/py_value.h"
 #include "engine/core/result.h"
 #include "engine/graph/graph.h"
+#include "engine/graph/op_table.h"
 #include "engine/memory/caching_allocator.h"
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -70,6 +72,9 @@ struct Scenario {
     DeviceSpec device;
     std::vector<Graph> graphs;
     std::vector<Call> calls; ///< with `repeat` expanded
+    /// `operators`: custom op schemas and user-registered in-placeable ops (null when none given);
+    /// the passes see them through PassEnvironment::userOps.
+    std::shared_ptr<const UserOps> operators;
     /// Warnings from reading FX files that graphs reference ("file:line:col: warning: ...").
     std::vector<std::string> diagnostics;
 

@@ -212,7 +212,8 @@ public:
             m_r.fail(ErrorCode::InvalidArgument, "$.version",
                 "unsupported version " + std::to_string(version) + " (versions start at 1)");
         s.version = int(version);
-        m_r.checkKeys(obj, "$", { "format", "version", "name", "backend", "config", "device", "graphs", "calls" });
+        m_r.checkKeys(
+            obj, "$", { "format", "version", "name", "backend", "config", "device", "operators", "graphs", "calls" });
         if (const Json* v = JsonReader::find(obj, "name"))
             s.name = m_r.string(*v, "$.name");
         if (const Json* v = JsonReader::find(obj, "comment"))
@@ -233,6 +234,8 @@ public:
         }
         if (const Json* v = JsonReader::find(obj, "device"))
             s.device = readDevice(*v, "$.device");
+        if (const Json* v = JsonReader::find(obj, "operators"))
+            s.operators = readOperators(*v, "$.operators", s.diagnostics);
         s.graphs
             = detail::readGraphs(m_r, m_r.array(m_r.required(obj, "$", "graphs"), "$.graphs"), "$.graphs", s.diagnostics);
         if (const Json* v = JsonReader::find(obj, "calls")) {
@@ -244,6 +247,67 @@ public:
     }
 
 private:
+    // `operators`: {"schemas": ["ns::op.overload(...) -> ...", ...], "inplaceable": [{"functional": name,
+    // "inplace": name, "mutated_args": [i, ...]}]}, the names as register_inplaceable_npu_op takes them
+    // (ops of torch.ops.npu; "npu.x.default" is accepted too).
+    std::shared_ptr<const UserOps> readOperators(
+        const Json& v, const std::string& path, std::vector<std::string>& notes)
+    {
+        auto ops = std::make_shared<UserOps>();
+        const Json& obj = m_r.object(v, path);
+        m_r.checkKeys(obj, path, { "schemas", "inplaceable" });
+        if (const Json* list = JsonReader::find(obj, "schemas")) {
+            const std::string listPath = JsonReader::key(path, "schemas");
+            const Json& schemas = m_r.array(*list, listPath);
+            for (size_t i = 0; i < schemas.size(); ++i) {
+                const std::string itemPath = JsonReader::index(listPath, i);
+                std::string error;
+                if (!ops->addSchema(m_r.nonEmptyString(schemas[i], itemPath), error))
+                    m_r.fail(ErrorCode::InvalidArgument, itemPath, error);
+            }
+        }
+        ops->finish(); // the in-place ops named below may be among these schemas
+        if (const Json* list = JsonReader::find(obj, "inplaceable")) {
+            const std::string listPath = JsonReader::key(path, "inplaceable");
+            const Json& items = m_r.array(*list, listPath);
+            for (size_t i = 0; i < items.size(); ++i) {
+                const std::string itemPath = JsonReader::index(listPath, i);
+                const Json& item = m_r.object(items[i], itemPath);
+                m_r.checkKeys(item, itemPath, { "functional", "inplace", "mutated_args" });
+                UserOps::Inplaceable op;
+                auto npuName = [&](const char* key) {
+                    std::string name
+                        = m_r.nonEmptyString(m_r.required(item, itemPath, key), JsonReader::key(itemPath, key));
+                    return name.find('.') == std::string::npos && name.find("::") == std::string::npos ? "npu." + name
+                                                                                                       : name;
+                };
+                op.functional = npuName("functional");
+                op.inplace = npuName("inplace");
+                const std::string argsPath = JsonReader::key(itemPath, "mutated_args");
+                const Json& args = m_r.array(m_r.required(item, itemPath, "mutated_args"), argsPath);
+                if (args.empty())
+                    m_r.fail(ErrorCode::InvalidArgument, argsPath, "expected at least one argument index");
+                for (size_t k = 0; k < args.size(); ++k)
+                    op.mutatedArgs.push_back(int(
+                        std::min<int64_t>(m_r.integerAtLeast(args[k], JsonReader::index(argsPath, k), 0), 1 << 20)));
+                // register_inplaceable_npu_op registers nothing, and says nothing, when either op does not
+                // exist in torch.ops.npu (graph_pass.py): here, when neither the table nor `schemas` has it.
+                const UserOpsScope scope(ops.get());
+                const bool known = findOpSchema(op.functional) && findOpSchema(op.inplace);
+                if (!known) {
+                    notes.push_back(m_r.context(itemPath)
+                        + ": warning: register_inplaceable_npu_op registers nothing when an op does not exist: "
+                        + (findOpSchema(op.functional) ? op.inplace : op.functional)
+                        + " is neither in the operator table nor in $.operators.schemas, so TorchAir would skip "
+                          "this registration; declare its schema to use it");
+                    continue;
+                }
+                ops->addInplaceable(std::move(op));
+            }
+        }
+        return ops;
+    }
+
     DeviceSpec readDevice(const Json& v, const std::string& path)
     {
         DeviceSpec d;

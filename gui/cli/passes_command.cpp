@@ -291,6 +291,7 @@ int passesCommand(const std::vector<std::string>& args, std::ostream& out, std::
                 }
         settings = scenario->config;
         scenarioBackend = scenario->backend;
+        env.userOps = scenario->operators;
     }
     settings.insert(settings.end(), overrides.begin(), overrides.end());
     const auto backend = scenarioBackend ? *scenarioBackend : engine::config::guessBackend(settings);

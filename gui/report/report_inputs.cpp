@@ -211,7 +211,9 @@ Result<void> loadSimulated(
                     symbols = c.symbols;
                     break;
                 }
-            auto result = engine::passes::runReduceOverheadPasses(graph, sim.options, symbols);
+            engine::passes::PassEnvironment env;
+            env.userOps = sc.operators;
+            auto result = engine::passes::runReduceOverheadPasses(graph, sim.options, symbols, env);
             if (!result) {
                 why = "The passes failed: " + result.error().toString() + ".";
                 return std::vector<engine::passes::PassReport>();
