@@ -87,6 +87,11 @@ struct Node {
     /// Placeholders: the storage a call binds when it gives no binding of its own (the scenario's
     /// "storage": weights and caches shared by several FX graphs). Empty: see scenario::Binding.
     std::string storage;
+    /// `node.meta` entries one pass leaves for a later pass of the same pipeline; no reader fills them
+    /// and no writer prints them. "only_clone_these_tensors": set by reinplace_input_mutated_ops on
+    /// auto_functionalized nodes (a list of base indices for v2, of argument names for v1), read by
+    /// decompose_auto_functionalized (docs/passes.md).
+    std::map<std::string, Arg> passMeta;
     std::vector<int> users; ///< computed by finalize(): nodes whose args mention this node
     /// Names the printed "= None" tail frees after this node (readers of FX code only).
     std::vector<std::string> freedAfter;

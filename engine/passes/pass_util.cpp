@@ -5,7 +5,9 @@
 
 #include <algorithm>
 #include <cctype>
+#include <regex>
 #include <sstream>
+#include <stdexcept>
 
 namespace engine::passes::detail {
 
@@ -344,6 +346,51 @@ Result<void> eraseNodes(Graph& g, const std::set<std::string>& names)
         std::remove_if(g.nodes.begin(), g.nodes.end(), [&](const Node& n) { return names.count(n.name) > 0; }),
         g.nodes.end());
     return g.finalize();
+}
+
+int64_t cannVersionNumber(const std::string& version, bool* recognised)
+{
+    // The formats and weights of torch_npu's CannVersionToNum: RC releases sit 50 steps above the
+    // T (test) builds of the same a.b, and a release a.b.c above every RC of a.b.
+    int64_t major = -1, minor = -1, release = -1, rc = -51, t = -1, alpha = 0;
+    std::smatch m;
+    bool ok = true;
+    try {
+        if (std::regex_match(version, m, std::regex("([0-9]+).([0-9]+).RC([0-9]+)"))) {
+            major = std::stoll(m[1]);
+            minor = std::stoll(m[2]);
+            rc = std::stoll(m[3]);
+        } else if (std::regex_match(version, m, std::regex("([0-9]+).([0-9]+).([0-9]+)"))) {
+            major = std::stoll(m[1]);
+            minor = std::stoll(m[2]);
+            release = std::stoll(m[3]);
+        } else if (std::regex_match(version, m, std::regex("([0-9]+).([0-9]+).T([0-9]+)"))) {
+            major = std::stoll(m[1]);
+            minor = std::stoll(m[2]);
+            t = std::stoll(m[3]);
+        } else if (std::regex_match(version, m, std::regex("([0-9]+).([0-9]+).RC([0-9]+).alpha([0-9]+)"))) {
+            major = std::stoll(m[1]);
+            minor = std::stoll(m[2]);
+            rc = std::stoll(m[3]);
+            alpha = std::stoll(m[4]);
+        } else {
+            ok = false;
+        }
+    } catch (const std::out_of_range&) { // a number torch_npu's stoll would not take either
+        ok = false;
+        major = minor = release = t = -1;
+        rc = -51;
+        alpha = 0;
+    }
+    if (recognised)
+        *recognised = ok;
+    return (major + 1) * 100000000 + (minor + 1) * 1000000 + (release + 1) * 10000 + ((rc + 1) * 100 + 5000)
+        + (t + 1) * 100 - (100 - alpha);
+}
+
+bool cannAtLeast(const std::string& current, const std::string& required)
+{
+    return cannVersionNumber(current) >= cannVersionNumber(required);
 }
 
 Result<PassReport> runPass(Graph& g, const std::string& name, const std::string& option, bool enabled,

@@ -110,6 +110,16 @@ std::optional<Layout> layoutAt(const TensorMeta& t, const SymbolValues& syms);
 /// The symbol assignments the "provably" helpers evaluate at.
 std::vector<SymbolValues> sampleAssignments(const std::set<std::string>& symbols);
 
+// ---- Software versions ----
+
+/// torch_npu's CannVersionToNum (torch_npu/csrc/core/npu/GetCANNInfo.cpp), the number on which
+/// `torch_npu.npu.utils._is_gte_cann_version` compares the installed CANN with a required one:
+/// "a.b.RCd", "a.b.c", "a.b.Tg" and "a.b.RCd.alphaf" (its regexes, in that order, `.` matching any
+/// character); `recognised` is false for any other text, which gives -100 (older than every version).
+int64_t cannVersionNumber(const std::string& version, bool* recognised = nullptr);
+/// _is_gte_cann_version(required): cannVersionNumber(current) >= cannVersionNumber(required).
+bool cannAtLeast(const std::string& current, const std::string& required);
+
 // ---- Running a pass ----
 
 /// Runs `body` on `g` unless `enabled` is false, then fills the common fields: node counts,

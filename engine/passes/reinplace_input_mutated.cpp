@@ -220,64 +220,117 @@ void InputReinplacer::directSource(int node)
 
 void InputReinplacer::autoFunctionalized(int node, bool v2)
 {
-    const Node& n = m_g.nodes[size_t(node)];
-    if (!v2) {
-        skip(n.name,
-            "auto_functionalized: which arguments it mutates comes from the schema of the op it wraps, which is not "
-            "modelled; left as is (all mutable arguments stay cloned)");
-        return;
+    Node& n = m_g.nodes[size_t(node)];
+    // The candidates: v2 reinplaces its `_all_bases` by index; v1 the arguments its op's schema
+    // writes, by name, leaving out those that are None (graph_pass.py lines 461-501).
+    struct Candidate {
+        Arg label; ///< the index (v2) or the argument name (v1), as only_clone_these_tensors holds it
+        std::vector<int> nodes; ///< the tensor(s) it stands for (a Tensor[] argument has several)
+        bool list = false;
+    };
+    std::vector<Candidate> candidates;
+    std::string nodeName = "auto_functionalized_v2";
+    auto find = [&](const std::string& key) -> const Arg* {
+        for (const auto& [k, value] : n.kwargs)
+            if (k == key)
+                return &value;
+        return nullptr;
+    };
+    if (v2) {
+        const Arg* bases = find("_all_bases");
+        if (!bases || bases->kind != Arg::Kind::List) {
+            skip(n.name, "auto_functionalized_v2 without an _all_bases list");
+            return;
+        }
+        for (size_t i = 0; i < bases->items.size(); ++i)
+            candidates.push_back({ Arg::integer(int64_t(i)), { refOf(m_g, bases->items[i]) }, false });
+    } else {
+        const std::string op = n.args.empty() ? std::string() : canonicalTarget(n.args[0].s);
+        const OpSchema* schema = op.empty() ? nullptr : findSchema(op);
+        if (!schema) {
+            skip(n.name,
+                "auto_functionalized: the schema of " + (op.empty() ? std::string("its op") : op)
+                    + " is not in the operator table, so which arguments it mutates is not known; left as is "
+                      "(decompose_auto_functionalized cannot expand it either)");
+            return;
+        }
+        // OpOverload._name: "ns::op", with ".overload" unless it is the default one.
+        nodeName = schema->ns + "::" + schema->packet + (schema->overload == "default" ? "" : "." + schema->overload);
+        for (const SchemaArg& a : schema->args) {
+            const Arg* value = a.writes ? find(a.name) : nullptr;
+            if (!value || value->kind == Arg::Kind::None)
+                continue;
+            Candidate c { detail::strArg(a.name), {}, value->kind == Arg::Kind::List };
+            if (c.list)
+                for (const Arg& item : value->items)
+                    c.nodes.push_back(refOf(m_g, item));
+            else
+                c.nodes.push_back(refOf(m_g, *value));
+            candidates.push_back(std::move(c));
+        }
     }
-    const Arg* bases = nullptr;
-    for (const auto& [key, value] : n.kwargs)
-        if (key == "_all_bases" && value.kind == Arg::Kind::List)
-            bases = &value;
-    if (!bases) {
-        skip(n.name, "auto_functionalized_v2 without an _all_bases list");
-        return;
-    }
-    // reinplace_and_refine_tensors_to_clone: each base is reinplaced unless another base with the same
+    // reinplace_and_refine_tensors_to_clone: each candidate is reinplaced unless one with the same
     // storage already was, or can_inplace / the stream check refuses it.
     std::set<int> reinplaced;
-    std::vector<size_t> toClone, missed;
+    std::vector<Arg> toClone, missed, attempted;
     uint64_t missedBytes = 0;
-    for (size_t i = 0; i < bases->items.size(); ++i) {
-        const int arg = refOf(m_g, bases->items[i]);
-        const bool attempt = arg >= 0 && !reinplaced.count(m_st.single(arg));
-        std::string failure;
-        if (attempt && canInplace(node, arg).empty() && m_streams.checkArg(m_g, node, arg, m_report.log, &failure)) {
-            auto copy = m_copyOf.find({ arg, node });
-            if (copy != m_copyOf.end())
-                replace(m_g.nodes[size_t(copy->second)].name, m_g.nodes[size_t(arg)].name);
-            reinplaced.insert(m_st.single(arg));
+    for (const Candidate& c : candidates) {
+        attempted.push_back(c.label);
+        const bool valid = std::all_of(c.nodes.begin(), c.nodes.end(), [](int a) { return a >= 0; });
+        bool attempt = valid;
+        std::set<int> storages;
+        for (int a : c.nodes)
+            if (a >= 0) {
+                attempt = attempt && !reinplaced.count(m_st.single(a));
+                storages.insert(m_st.single(a));
+            }
+        bool ok = attempt && (!c.list || storages.size() == c.nodes.size());
+        for (int a : c.nodes) {
+            std::string failure;
+            ok = ok && canInplace(node, a).empty() && m_streams.checkArg(m_g, node, a, m_report.log, &failure);
+        }
+        if (ok) {
+            if (c.nodes.size() == 1) {
+                auto copy = m_copyOf.find({ c.nodes[0], node });
+                if (copy != m_copyOf.end())
+                    replace(m_g.nodes[size_t(copy->second)].name, m_g.nodes[size_t(c.nodes[0])].name);
+            }
+            reinplaced.insert(storages.begin(), storages.end());
             continue;
         }
         if (attempt) {
-            missed.push_back(i);
-            const Node& a = m_g.nodes[size_t(arg)];
-            if (a.outputs.size() == 1 && !a.outputs[0].isSymbolic())
-                if (auto shape = a.outputs[0].concreteShape({})) {
-                    uint64_t numel = 1;
-                    for (int64_t d : *shape)
-                        numel *= uint64_t(d);
-                    missedBytes += numel * dtypeSize(a.outputs[0].dtype);
-                }
+            missed.push_back(c.label);
+            for (int arg : c.nodes) {
+                const Node& a = m_g.nodes[size_t(arg)];
+                if (a.outputs.size() == 1 && !a.outputs[0].isSymbolic())
+                    if (auto shape = a.outputs[0].concreteShape({})) {
+                        uint64_t numel = 1;
+                        for (int64_t d : *shape)
+                            numel *= uint64_t(d);
+                        missedBytes += numel * dtypeSize(a.outputs[0].dtype);
+                    }
+            }
         }
-        toClone.push_back(i);
+        toClone.push_back(c.label);
     }
-    auto list = [](const std::vector<size_t>& v) {
+    // Python's repr of the lists: [0, 1] for v2, ['x', 'y'] for v1; v2's candidates are range(0, n).
+    auto list = [](const std::vector<Arg>& v) {
         std::string s = "[";
         for (size_t i = 0; i < v.size(); ++i)
-            s += (i ? ", " : "") + std::to_string(v[i]);
+            s += (i ? ", " : "") + (v[i].kind == Arg::Kind::Str ? "'" + v[i].s + "'" : std::to_string(v[i].i));
         return s + "]";
     };
-    log("For node auto_functionalized_v2, attempted to reinplace range(0, " + std::to_string(bases->items.size())
-        + "). We were unable to reinplace " + list(toClone) + "; " + list(missed)
+    log("For node " + nodeName + ", attempted to reinplace "
+        + (v2 ? "range(0, " + std::to_string(candidates.size()) + ")" : list(attempted))
+        + ". We were unable to reinplace " + list(toClone) + "; " + list(missed)
         + " (if non-empty) are possible missed reinplacing opportunities that may be bad for memory usage and "
           "performance. Total size of missed opportunities with static shapes is : "
         + std::to_string(missedBytes) + " bytes.");
+    // node.meta["only_clone_these_tensors"], which decompose_auto_functionalized reads.
+    n.passMeta["only_clone_these_tensors"] = Arg::list(toClone);
     skip(n.name,
-        "auto_functionalized_v2: only_clone_these_tensors=" + list(toClone)
-            + "; decompose_auto_functionalized, which turns that into clones + the mutable op, is not modelled");
+        std::string(v2 ? "auto_functionalized_v2" : "auto_functionalized") + ": only_clone_these_tensors="
+            + list(toClone) + "; decompose_auto_functionalized expands it into clones of those and the mutable op");
 }
 
 Result<void> InputReinplacer::run()

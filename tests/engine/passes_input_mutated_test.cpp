@@ -234,8 +234,9 @@ TEST(PassInputMutated, AutoFunctionalizedIsRecognised)
         ordered_json::array());
     auto r = run(v2);
     EXPECT_EQ(skipReason(r, "af"),
-        "auto_functionalized_v2: only_clone_these_tensors=[]; decompose_auto_functionalized, which turns that into "
-        "clones + the mutable op, is not modelled");
+        "auto_functionalized_v2: only_clone_these_tensors=[]; decompose_auto_functionalized expands it into clones "
+        "of those and the mutable op");
+    EXPECT_EQ(node(v2, "af").passMeta.at("only_clone_these_tensors").kind, engine::Arg::Kind::List);
     EXPECT_THAT(logText(r),
         HasSubstr(
             "For node auto_functionalized_v2, attempted to reinplace range(0, 1). We were unable to reinplace []; [] "
@@ -247,8 +248,10 @@ TEST(PassInputMutated, AutoFunctionalizedIsRecognised)
             { { "x", "kv" } }) },
         ordered_json::array());
     r = run(v1);
-    EXPECT_THAT(
-        skipReason(r, "af"), HasSubstr("auto_functionalized: which arguments it mutates comes from the schema"));
+    EXPECT_THAT(skipReason(r, "af"),
+        HasSubstr("auto_functionalized: the schema of mylib.update.default is not in the operator "
+                  "table, so which arguments it mutates is not known"));
+    EXPECT_FALSE(node(v1, "af").passMeta.count("only_clone_these_tensors"));
 }
 
 TEST(PassInputMutated, DisabledLeavesGraphAlone)
