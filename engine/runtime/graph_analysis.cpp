@@ -22,6 +22,11 @@ const std::vector<UpdatableOp>& updatableOps()
         { "npu_fused_infer_attention_score",
             { "actual_seq_lengths", "actual_seq_lengths_kv", "actual_shared_prefix_len" }, {} },
         { "npu_fused_infer_attention_score_v2", { "actual_seq_qlen", "actual_seq_kvlen" }, {} },
+        // replace_dynamic_workspace_ops' workspace ops read the same parameters
+        // (get_unupdated_sym_input_index, TA/acl_graph.py:284-287).
+        { "_npu_fused_infer_attention_score_get_max_workspace",
+            { "actual_seq_lengths", "actual_seq_lengths_kv", "actual_shared_prefix_len" }, {} },
+        { "_npu_fused_infer_attention_score_v2_get_max_workspace", { "actual_seq_qlen", "actual_seq_kvlen" }, {} },
         { "_npu_paged_attention", { "context_lens" }, { 7 } },
         { "_npu_paged_attention_splitfuse", {}, { 4, 6 } },
     };
@@ -172,9 +177,21 @@ void planStorages(const Graph& graph, GraphAnalysis& a)
             && info.overload.compare(info.overload.size() - 4, 4, "_out") == 0);
         if (info.effect == OpInfo::Effect::InPlace && outVariant) {
             source = -1;
-            for (const auto& [name, arg] : node.kwargs)
-                if (name == "out")
-                    source = firstStorageOf(a, arg);
+            for (const auto& [name, arg] : node.kwargs) {
+                if (name != "out")
+                    continue;
+                source = firstStorageOf(a, arg);
+                // out=[a, b] (the attention .out of replace_dynamic_workspace_ops): result k is out[k].
+                if (arg.kind == Arg::Kind::List && !arg.items.empty() && arg.items.size() == node.outputs.size()) {
+                    std::vector<int> each;
+                    for (const Arg& item : arg.items)
+                        each.push_back(firstStorageOf(a, item));
+                    if (std::none_of(each.begin(), each.end(), [](int s) { return s < 0; }))
+                        mine = each;
+                }
+            }
+            if (!mine.empty())
+                continue;
         }
         switch (info.effect) {
         case OpInfo::Effect::GetItem: {
