@@ -81,8 +81,7 @@ std::string usersText(const Graph& g, int node);
 std::string pyValue(const Arg& a);
 /// Python's repr of a float (`1e-06`, `2e-06`, `1.5`).
 std::string pyFloat(double v);
-/// `torch.float16` for a DType.
-std::string torchDType(DType d);
+using detail::torchDType;
 /// `torch.Size([64, 4, 512])`.
 std::string torchSize(const TensorMeta& t);
 /// The tensor metadata of the node an argument refers to (its only or first result), or nullptr.

@@ -288,6 +288,26 @@ Node taggedCall(const Graph& g, const std::string& ns, const std::string& op, st
     return detail::callNode(g, ns + "." + op + ".default", std::move(args));
 }
 
+// A user-stream scope_exit `exit` closed by tag `<graph>_<exit>`: its record just before the exit, its
+// wait just before the graph output (both closures do this for the scopes they close this way).
+Result<void> closeScopeExit(
+    Graph& g, const ScopeScan& scan, const std::string& exit, ClosureResult& out, PassReport& report)
+{
+    const std::string exitTag = g.id + "_" + exit;
+    const Arg yes = detail::boolArg(true);
+    logCreatedEvent(report, exitTag);
+    out.taggedEventNames.push_back(exitTag);
+    if (auto r
+        = insertAt(g, g.find(exit), taggedCall(g, scan.ns, "tagged_event_record", { detail::strArg(exitTag), yes }));
+        !r)
+        return r.error();
+    if (auto r
+        = insertAt(g, g.outputNode(), taggedCall(g, scan.ns, "tagged_event_wait", { detail::strArg(exitTag), yes }));
+        !r)
+        return r.error();
+    return {};
+}
+
 // torchair's closure (TA/graph_pass.py:613-680): a record of `<graph>_<first node>` ahead of everything,
 // its wait after each user-stream scope_enter; per user-stream scope_exit a record of
 // `<graph>_<exit>` before it and its wait before the output.
@@ -306,19 +326,9 @@ Result<void> torchairClosure(Graph& g, const ScopeScan& scan, ClosureResult& out
                 g, g.find(enter) + 1, taggedCall(g, scan.ns, "tagged_event_wait", { detail::strArg(enterTag), yes }));
             !r)
             return r.error();
-    for (const std::string& exit : scan.exits) {
-        const std::string exitTag = g.id + "_" + exit;
-        logCreatedEvent(report, exitTag);
-        out.taggedEventNames.push_back(exitTag);
-        if (auto r = insertAt(
-                g, g.find(exit), taggedCall(g, scan.ns, "tagged_event_record", { detail::strArg(exitTag), yes }));
-            !r)
-            return r.error();
-        if (auto r = insertAt(
-                g, g.outputNode(), taggedCall(g, scan.ns, "tagged_event_wait", { detail::strArg(exitTag), yes }));
-            !r)
-            return r.error();
-    }
+    for (const std::string& exit : scan.exits)
+        if (auto r = closeScopeExit(g, scan, exit, out, report); !r)
+            return r;
     return {};
 }
 
@@ -385,20 +395,9 @@ Result<void> npugraphExClosure(Graph& g, const ScopeScan& scan, ClosureResult& o
                 taggedCall(g, scan.ns, "tagged_event_wait", { detail::strArg(enterTag), yes }));
             !r)
             return r.error();
-    for (const std::string& label : scan.userPassExitOrder) {
-        const std::string exit = scan.userPassExit.at(label);
-        const std::string exitTag = g.id + "_" + exit;
-        logCreatedEvent(report, exitTag);
-        out.taggedEventNames.push_back(exitTag);
-        if (auto r = insertAt(
-                g, g.find(exit), taggedCall(g, scan.ns, "tagged_event_record", { detail::strArg(exitTag), yes }));
-            !r)
-            return r.error();
-        if (auto r = insertAt(
-                g, g.outputNode(), taggedCall(g, scan.ns, "tagged_event_wait", { detail::strArg(exitTag), yes }));
-            !r)
-            return r.error();
-    }
+    for (const std::string& label : scan.userPassExitOrder)
+        if (auto r = closeScopeExit(g, scan, scan.userPassExit.at(label), out, report); !r)
+            return r;
     return {};
 }
 

@@ -49,43 +49,6 @@ std::string opOverloadRepr(const std::string& target)
     return "<OpOverload(op='" + parts[0] + "." + parts[1] + "', overload='" + parts[2] + "')>";
 }
 
-std::string torchDType(DType d)
-{
-    switch (d) {
-    case DType::F32:
-        return "torch.float32";
-    case DType::F16:
-        return "torch.float16";
-    case DType::BF16:
-        return "torch.bfloat16";
-    case DType::F64:
-        return "torch.float64";
-    case DType::I64:
-        return "torch.int64";
-    case DType::I32:
-        return "torch.int32";
-    case DType::I16:
-        return "torch.int16";
-    case DType::I8:
-        return "torch.int8";
-    case DType::U8:
-        return "torch.uint8";
-    case DType::Bool:
-        return "torch.bool";
-    case DType::C64:
-        return "torch.complex64";
-    case DType::C128:
-        return "torch.complex128";
-    case DType::F8E4M3:
-        return "torch.float8_e4m3fn";
-    case DType::F8E5M2:
-        return "torch.float8_e5m2";
-    case DType::Unknown:
-        break;
-    }
-    return "None";
-}
-
 std::string sizeText(const std::vector<SymExpr>& shape)
 {
     std::string s = "torch.Size([";
@@ -207,7 +170,7 @@ Result<bool> replaceOne(Graph& g, const std::string& name, const StaticWorkspace
         report.log.push_back("Construct empty out sym shape " + shapes[i].text + " for fx node[name: " + name
             + "][type: " + orig.target + "].");
         Node empty = pyCall(g, "torch.empty", { Arg::list(shapes[i].dims) },
-            { { "dtype", detail::strArg(torchDType(t.dtype)) },
+            { { "dtype", detail::strArg(detail::torchDType(t.dtype)) },
                 { "device", t.device.empty() ? Arg() : detail::strArg(t.device) } },
             { t });
         auto emptyName = insertBefore(g, name, std::move(empty));
@@ -281,38 +244,6 @@ struct CoreLimit {
     std::string stream, cube, vector; ///< current_stream node and the getitems of its saved limits
     Arg aicore, vectorcore; ///< the limit in force inside the scope
 };
-
-/// torch_npu's VersionToNum (torch_npu/csrc/core/npu/GetCANNInfo.cpp): a.b.c, a.b.RCd, a.b.Tg and
-/// a.b.RCd.alphaf as one number; anything else is "invalid" and 0.
-double cannVersionNum(const std::string& v, bool* valid)
-{
-    std::smatch m;
-    int major = -1, minor = -1, release = -1, rc = -51, t = -1, alpha = 0;
-    *valid = true;
-    if (std::regex_match(v, m, std::regex("([0-9]+).([0-9]+).RC([0-9]+)"))) {
-        major = std::stoi(m[1]);
-        minor = std::stoi(m[2]);
-        rc = std::stoi(m[3]);
-    } else if (std::regex_match(v, m, std::regex("([0-9]+).([0-9]+).([0-9]+)"))) {
-        major = std::stoi(m[1]);
-        minor = std::stoi(m[2]);
-        release = std::stoi(m[3]);
-    } else if (std::regex_match(v, m, std::regex("([0-9]+).([0-9]+).T([0-9]+)"))) {
-        major = std::stoi(m[1]);
-        minor = std::stoi(m[2]);
-        t = std::stoi(m[3]);
-    } else if (std::regex_match(v, m, std::regex("([0-9]+).([0-9]+).RC([0-9]+).alpha([0-9]+)"))) {
-        major = std::stoi(m[1]);
-        minor = std::stoi(m[2]);
-        rc = std::stoi(m[3]);
-        alpha = std::stoi(m[4]);
-    } else {
-        *valid = false;
-        return 0.0;
-    }
-    return (major + 1) * 100000000.0 + (minor + 1) * 1000000.0 + (release + 1) * 10000.0 + ((rc + 1) * 100.0 + 5000.0)
-        + (t + 1) * 100.0 - (100 - alpha);
-}
 
 } // namespace
 
@@ -486,13 +417,11 @@ Result<PassReport> replaceCoreLimitNodes(Graph& graph, const config::Options& op
                 return {};
             }
             bool valid = true;
-            const double current = cannVersionNum(env.cann, &valid);
-            bool boundaryValid = true;
+            detail::cannVersionNumber(env.cann, &valid);
             if (!valid)
-                report.log.push_back("aclgraph-inspector: torch_npu reads no version from '" + env.cann
-                    + "' (it warns \"Version: " + env.cann
-                    + " is invalid.\" and counts it as 0), so CANN is taken to be older than 9.0.0");
-            if (current >= cannVersionNum("9.0.0", &boundaryValid)) {
+                report.log.push_back("aclgraph-inspector: torch_npu's CannVersionToNum reads no version from '"
+                    + env.cann + "' (it counts below every version), so CANN is taken to be older than 9.0.0");
+            if (detail::cannAtLeast(env.cann, "9.0.0")) {
                 report.log.push_back("aclgraph-inspector: CANN " + env.cann
                     + " >= 9.0.0 supports the static kernel with core limits: " + option + " stays on");
                 return {};

@@ -21,7 +21,9 @@ namespace {
 
 PassReport recover(engine::Graph& g, const std::string& cann = "8.3.RC1")
 {
-    auto r = engine::passes::recoverViewInplacePattern(g, options(), PassEnvironment { cann });
+    PassEnvironment env;
+    env.cann = cann;
+    auto r = engine::passes::recoverViewInplacePattern(g, options(), env);
     EXPECT_TRUE(r.ok()) << (r.ok() ? "" : r.error().toString());
     return r.ok() ? r.value() : PassReport {};
 }
