@@ -2,6 +2,7 @@
 
 #include "engine/graph/graph_diff.h"
 #include "engine/graph/op_info.h"
+#include "engine/passes/pass_util.h"
 #include "engine/runtime/simulator.h"
 #include "engine/scenario/scenario.h"
 
@@ -137,6 +138,52 @@ MemoryMeasurement measureMemory(const Graph& graph, const config::Options& optio
     return m;
 }
 
+namespace {
+
+// The user's function given as post_grad_custom_pre_pass / _post_pass (npu_fx_compiler.py _optimize_fx,
+// wrapped in debug_compare_fx_graphs): its repr as written, or nothing when not set.
+std::optional<std::string> userPass(const config::Options& o, const std::string& name)
+{
+    std::optional<std::string> found;
+    for (const auto& [k, v] : o.written)
+        if (k == name)
+            found = v;
+    if (found && *found == "None")
+        found.reset();
+    return found;
+}
+
+// The user's pass: as TorchAir dumped its result when that is given (the comparison is then a real
+// one), else the graph passes on unchanged and the report says that its effect is unknown instead of
+// printing a comparison it cannot make.
+Result<PassReport> runUserPass(Graph& g, const config::Options& o, const PassEnvironment& env, const std::string& name)
+{
+    const std::optional<std::string> fn = userPass(o, name);
+    auto dumped = env.userPassResults.find(name);
+    const bool known = dumped != env.userPassResults.end();
+    auto report = detail::runPass(g, name, name, true, [&](Graph& graph, PassReport& r) -> Result<void> {
+        if (known) {
+            const std::string id = graph.id;
+            graph = dumped->second;
+            graph.id = id;
+            r.log.push_back("aclgraph-inspector: " + name
+                + " is the user's function; its result is TorchAir's dump NNN_" + debugFileName(name));
+        }
+        return {};
+    });
+    if (!report || known)
+        return report;
+    report->log.clear();
+    report->log.push_back("aclgraph-inspector: " + name + " is the user's function" + (fn ? " (" + *fn + ")" : "")
+        + "; what it does to the graph is not known here, so the graph is passed on unchanged. TorchAir logs "
+          "its effect (After fx graph pass("
+        + name + ") optimization: ...) and, under TORCH_COMPILE_DEBUG, dumps its result as NNN_" + debugFileName(name)
+        + ": `passes DIR` on that folder takes the pass's result from the dump");
+    return report;
+}
+
+} // namespace
+
 const std::vector<PipelinePass>& pipelinePasses()
 {
     using config::Options;
@@ -146,11 +193,18 @@ const std::vector<PipelinePass>& pipelinePasses()
     };
     // §4.0: _optimize_fx (npu_fx_compiler.py), then optimize_graph_without_runtime (fx2acl_converter.py).
     // The order is TorchAir's test_torch_compile_acl_debug_dump list of dump files.
+    // The user's passes exist when set; a callable cannot be written as a literal, so in practice when a
+    // TORCH_COMPILE_DEBUG folder shows that one ran (its dump is then in PassEnvironment::userPassResults).
+    auto user = [](const char* name) {
+        return [name](Graph& g, const Options& o, const PassEnvironment& env) { return runUserPass(g, o, env, name); };
+    };
     static const std::vector<PipelinePass> passes = {
+        { "post_grad_custom_pre_pass", nullptr, user("post_grad_custom_pre_pass") },
         { "remove_noop_ops", always, plain(removeNoopOps) },
         { "recover_view_inplace_pattern", always, recoverViewInplacePattern },
         { "apply_pattern_passes", always, plain(applyPatternPasses) },
         { "view_to_reshape", always, plain(viewToReshape) },
+        { "post_grad_custom_post_pass", nullptr, user("post_grad_custom_post_pass") },
         { "remove_cat_ops", always, plain(removeCatOps) },
         { "apply_event_closure_with_multi_stream", always, plain(applyEventClosureWithMultiStream) },
         { "apply_event_record", always, plain(applyEventRecord) },
@@ -186,7 +240,9 @@ Result<PipelineResult> runReduceOverheadPasses(
     result.stages.push_back(g);
     MemoryMeasurement current = measureMemory(g, options, symbols);
     for (const PipelinePass& pass : pipelinePasses()) {
-        if (!pass.exists(options))
+        const bool exists
+            = pass.exists ? pass.exists(options) : userPass(options, pass.name) || env.userPassResults.count(pass.name);
+        if (!exists)
             continue;
         auto report = pass.run(g, options, env);
         if (!report)

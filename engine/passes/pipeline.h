@@ -10,6 +10,7 @@
 #include "engine/passes/pass_report.h"
 
 #include <functional>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -25,6 +26,11 @@ struct PassEnvironment {
     /// Custom op schemas and user-registered in-placeable ops (a scenario's `operators`); installed
     /// (UserOpsScope) for the length of runReduceOverheadPasses.
     std::shared_ptr<const UserOps> userOps;
+    /// The graphs the user's own passes (post_grad_custom_pre_pass / post_grad_custom_post_pass) left,
+    /// as TorchAir dumped them (`NNN_aot_forward_graph_after_post_grad_custom_pre_pass.txt`): the
+    /// pipeline runs such a pass as that graph, so its effect is known. A user pass that is set but
+    /// has no result here passes the graph on unchanged and says its effect is unknown.
+    std::map<std::string, Graph> userPassResults;
 };
 
 /// Inductor's remove_noop_ops (§4.3), switched by remove_noop_ops.
@@ -69,7 +75,8 @@ Result<PassReport> resolveDefaultStreamMarkers(Graph& graph, const config::Optio
 struct PipelinePass {
     std::string name; ///< PassReport::name
     /// Whether the backend runs it at all (eliminate_self_copy is npugraph_ex's only); a pass the
-    /// backend does not have is left out of PipelineResult::passes.
+    /// backend does not have is left out of PipelineResult::passes. Empty for the user's passes, which
+    /// exist when set or when PassEnvironment::userPassResults has their result.
     std::function<bool(const config::Options&)> exists;
     std::function<Result<PassReport>(Graph&, const config::Options&, const PassEnvironment&)> run;
 };

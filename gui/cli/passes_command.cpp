@@ -258,6 +258,10 @@ int passesCommand(const std::vector<std::string>& args, std::ostream& out, std::
         }
         folder = std::move(in.value());
         graph = &folder->graph;
+        // The user's own passes ran when TorchAir dumped their result: take it as their effect.
+        for (const auto& st : folder->dir.groups[folder->group].stages)
+            if ((st.pass == "post_grad_custom_pre_pass" || st.pass == "post_grad_custom_post_pass") && st.readable())
+                env.userPassResults[st.pass] = *st.graph;
         settings = folder->settings;
         scenarioBackend = folder->backend;
     } else {

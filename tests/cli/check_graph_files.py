@@ -56,6 +56,20 @@ r = run("passes", FX, "--symbols", "s0=4,s1=100", "--cann", "latest", expect=2)
 check("--cann needs a CANN version such as 8.3.RC1" in r.stderr, f"--cann refused: {r.stderr!r}")
 run("passes", FX, "--symbols", "s0=4,s1=100", "--cann", "8.3.RC1", "--json")
 
+# The user's post_grad_custom_pre_pass ran when TorchAir dumped its result: `passes DIR` runs it as
+# that dump, first, and compares it with itself.
+import shutil
+with tempfile.TemporaryDirectory() as tmp:
+    src = DATA / "debug_dir" / "torch_compile_debug" / "run_2026_11_22_10_00_00_000000-pid_4242" / "torchair" / "model__1"
+    dst = pathlib.Path(tmp) / "torchair" / "model__1"
+    shutil.copytree(src, dst)
+    fwd = dst / "forward"
+    shutil.copy(fwd / "000_aot_forward_graph.txt", fwd / "001_aot_forward_graph_after_post_grad_custom_pre_pass.txt")
+    d = json.loads(run("passes", dst, "--json").stdout)
+    check(d["passes"][0]["name"] == "post_grad_custom_pre_pass", f"user pass first: {d['passes'][0]['name']}")
+    verdicts = {x["pass"]: x["verdict"] for x in d.get("torchair_dumps", [])}
+    check(verdicts.get("post_grad_custom_pre_pass") == "agrees", f"user pass verdict: {verdicts}")
+
 # --emit-code writes readable FX code that the reader reads back.
 with tempfile.TemporaryDirectory() as tmp:
     out = pathlib.Path(tmp) / "after_passes.py"

@@ -235,3 +235,36 @@ TEST(PassPipeline, DecoderGraphsGoThroughUnharmed)
             << g.id << " " << logText(pass(*r, "remove_noop_ops"));
     }
 }
+
+// The user's post_grad_custom_pre_pass / _post_pass (npu_fx_compiler.py _optimize_fx): first and after
+// view_to_reshape when they ran. Their effect is the user's code, so it is taken from TorchAir's dump of
+// their result (a TORCH_COMPILE_DEBUG folder); without one they are not in the pipeline at all.
+TEST(PassPipeline, UserPassesRunAsTorchAirDumpedThem)
+{
+    auto plain = engine::passes::runReduceOverheadPasses(chain(), options());
+    ASSERT_TRUE(plain.ok());
+    EXPECT_EQ(engine::passes::findPass(*plain, "post_grad_custom_pre_pass"), nullptr);
+
+    // The user's pre pass removed `dead` and renamed nothing else; its post pass changed nothing.
+    engine::passes::PassEnvironment env;
+    env.userPassResults["post_grad_custom_pre_pass"] = graph({ input("x", { 128, 128 }) },
+        { op("a", "aten.mul.Tensor", { "x", 2 }, meta({ 128, 128 })),
+            op("b", "aten.add.Tensor", { "a", 1 }, meta({ 128, 128 })) },
+        { "b" });
+    env.userPassResults["post_grad_custom_post_pass"] = env.userPassResults["post_grad_custom_pre_pass"];
+    auto r = engine::passes::runReduceOverheadPasses(chain(), options(), {}, env);
+    ASSERT_TRUE(r.ok()) << r.error().toString();
+    const std::vector<std::string> order = names(*r);
+    ASSERT_GE(order.size(), 6u);
+    EXPECT_EQ(order[0], "post_grad_custom_pre_pass");
+    EXPECT_EQ(order[1], "remove_noop_ops");
+    EXPECT_EQ(order[4], "view_to_reshape");
+    EXPECT_EQ(order[5], "post_grad_custom_post_pass");
+    const PassReport& pre = pass(*r, "post_grad_custom_pre_pass");
+    EXPECT_EQ(pre.removed, (std::vector<std::string> { "dead" }));
+    EXPECT_EQ(pre.option, "post_grad_custom_pre_pass");
+    EXPECT_THAT(logText(pre), HasSubstr("After fx graph pass(post_grad_custom_pre_pass) optimization:"));
+    EXPECT_FALSE(has(r->stages[size_t(pre.stage)], "dead"));
+    EXPECT_TRUE(pass(*r, "post_grad_custom_post_pass").removed.empty());
+    EXPECT_EQ(pass(*r, "eliminate_dead_code").removed, std::vector<std::string> {}); // already gone
+}
