@@ -126,10 +126,11 @@ void Simulator::processInput(RtGraph& g, KeyMeta& meta, CallRecord& rec)
             actions.push_back(std::move(act));
         }
     }
+    const double copySeconds = double(rec.bytesCopied) / m_scenario.device.copyBytesPerSecond + 2e-6 * rec.inputsCopied;
     if (rec.inputsCopied && words)
-        log(LogLevel::Info,
-            text::processInputsTook(
-                g.name, double(rec.bytesCopied) / m_scenario.device.copyBytesPerSecond + 2e-6 * rec.inputsCopied));
+        log(LogLevel::Info, text::processInputsTook(g.name, copySeconds));
+    if (words) // debug_time around process_input: its modelled copies are its cost here
+        log(LogLevel::Debug, text::overheadPhase("process input", "process_input", copySeconds));
     if (words) {
         Event& e = m_sim.events.back();
         e.summary = "input update: " + std::to_string(rec.inputsCopied) + " copies, " + std::to_string(rec.bytesCopied)
@@ -166,14 +167,16 @@ void Simulator::replay(RtGraph& g, KeyMeta& meta)
                 + o.optionName("clone_output") + "=True.",
             h.returnedAt);
     }
-    if (g.analysis.updatedNodeCount > 0) {
-        if (!m_updateStreamSwapped) {
-            m_updateStreamSwapped = true;
-            log(LogLevel::Info, text::updateStream(g.stream, m_nextStream++));
-        }
-        if (logging())
-            log(LogLevel::Info, text::paramsUpdated());
+    if (g.analysis.updatedNodeCount > 0 && !m_updateStreamSwapped) {
+        m_updateStreamSwapped = true;
+        log(LogLevel::Info, text::updateStream(g.stream, m_nextStream++));
     }
+    // CapturedGraphUpdateAndReplay.forward: after the replay, debug_time around the updated-params function
+    // (gen_updated_input_func's `func`, called also when nothing is updated), then the update itself.
+    if (logging())
+        log(LogLevel::Debug, text::overheadPhase("get updated params", "func", -1));
+    if (g.analysis.updatedNodeCount > 0 && logging())
+        log(LogLevel::Info, text::paramsUpdated());
     finishEvent();
 }
 

@@ -7,6 +7,26 @@
 
 namespace engine::runtime {
 
+namespace {
+
+// The function get_unupdated_input_fn returns (acl_graph.py), whose name debug_time prints: none of the
+// inputs enters the key, only SymInts do, tensors' shapes too, or (frozen_parameter off, with
+// parameter inputs) the key also hashes the parameters' addresses.
+std::string keyFunctionName(const detail::RtGraph& g, const config::Options& o)
+{
+    const GraphAnalysis& a = g.analysis;
+    if (!o.frozenParameter && !a.parameterInputs.empty())
+        return "gen_input_key_with_parameter_addr";
+    if (a.keyEntries.empty())
+        return "empty_input_key";
+    for (const auto& e : a.keyEntries)
+        if (!e.isSym)
+            return "gen_unupdated_input_key";
+    return "gen_unupdated_sym_input_key";
+}
+
+} // namespace
+
 int64_t pythonTupleHash(const std::vector<int64_t>& items)
 {
     // CPython >= 3.8 tuplehash (xxHash64 lanes) over int hashes; int hash is the value modulo
@@ -291,6 +311,8 @@ void Simulator::simulateCall(int c)
         std::string cause;
         bool capture = meta == nullptr;
         beginEvent(EventKind::KeyLookup, &g, key, "graph key {" + key + "}");
+        if (logging())
+            log(LogLevel::Debug, text::overheadPhase("generate graph_key", keyFunctionName(g, m_sim.options), -1));
         if (meta) {
             if (logging())
                 log(LogLevel::Info, text::findCaptured(g.aclGraphId, g.name, key));

@@ -176,6 +176,15 @@ std::string paramsUpdated()
     return "Replay AclGraph and update input params successfully.";
 }
 
+std::string overheadPhase(const std::string& phase, const std::string& function, double seconds)
+{
+    char buf[64] = "?";
+    if (seconds >= 0)
+        std::snprintf(buf, sizeof buf, "%.10f", seconds);
+    return "The operation of [npugraph_ex overhead] " + phase + " phase (function name: " + function + ") cost " + buf
+        + "s.";
+}
+
 std::string processInputsTook(const std::string& graph, double seconds)
 {
     char buf[64];

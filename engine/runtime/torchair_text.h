@@ -46,6 +46,10 @@ std::string resetAfter(const std::string& graph, const memory::PoolId& pool, con
 std::string updateStream(int replayStream, int updateStream);
 std::string paramsUpdated();
 std::string processInputsTook(const std::string& graph, double seconds);
+/// debug_time's DEBUG line for the [npugraph_ex overhead] phases of AclGraph (acl_graph.py: "generate
+/// graph_key", "process input", "get updated params"): "The operation of [npugraph_ex overhead] <phase>
+/// phase (function name: <function>) cost <s>s." with %.10f; `seconds` < 0 prints "?" (not modelled).
+std::string overheadPhase(const std::string& phase, const std::string& function, double seconds);
 
 /// Counter names of counters["npugraph_ex"] (§2.2, §2.3).
 std::string capturedCounter(const std::string& graph);

@@ -537,3 +537,39 @@ TEST(Simulator, StaticKernelUnderForceEagerCompilesPerNewSymbolTuple)
         { tinyGraph() }, { call(5), call(6) }));
     EXPECT_THAT(logText(captured), testing::Not(HasSubstr("static shape kernel for fx graph")));
 }
+
+// debug_time's [npugraph_ex overhead] DEBUG lines (acl_graph.py, both backends): per call the key
+// function (named by what enters the key), then process_input (its modelled copies are its cost), then
+// the updated-params function after the replay; nothing of it under force_eager, which never builds a key.
+TEST(Simulator, OverheadPhasesPerCall)
+{
+    const std::string key = "The operation of [npugraph_ex overhead] generate graph_key phase (function name: ";
+    const std::string input = "The operation of [npugraph_ex overhead] process input phase (function name: "
+                              "process_input) cost ";
+    const std::string params = "The operation of [npugraph_ex overhead] get updated params phase (function name: func) "
+                               "cost ?s.";
+    // tinyGraph has a parameter: without frozen_parameter the key hashes its address too.
+    auto sim = run(scenario(ordered_json::object(), { tinyGraph() }, { call(4), call(4) }));
+    const std::string log = logText(sim);
+    EXPECT_THAT(log, HasSubstr(key + "gen_input_key_with_parameter_addr) cost ?s."));
+    size_t count = 0;
+    for (size_t at = log.find(params); at != std::string::npos; at = log.find(params, at + 1))
+        ++count;
+    EXPECT_EQ(count, 2u); // one per call: the first call replays right after its capture
+    // Order within a call: key, then the input update, then the replay's parameters.
+    const size_t k = log.find(key), i = log.find(input), p = log.find(params);
+    ASSERT_NE(i, std::string::npos);
+    EXPECT_LT(k, i);
+    EXPECT_LT(i, p);
+    // The input update's cost is the modelled copy time, printed as debug_time prints it (%.10f).
+    EXPECT_THAT(log.substr(i + input.size(), 14), testing::MatchesRegex("[0-9]\\.[0-9]{10}s\\."));
+
+    auto frozen = run(scenario({ { "frozen_parameter", true } }, { tinyGraph() }, { call(4) }));
+    EXPECT_THAT(logText(frozen), HasSubstr(key + "gen_unupdated_sym_input_key) cost ?s."));
+    auto fixed = run(scenario(
+        { { "frozen_parameter", true } }, { tinyGraph("g", false) }, ordered_json::array({ { { "graph", "g" } } })));
+    EXPECT_THAT(logText(fixed), HasSubstr(key + "empty_input_key) cost ?s."));
+
+    auto eager = run(scenario({ { "debug.run_eagerly", true } }, { tinyGraph() }, { call(4) }));
+    EXPECT_THAT(logText(eager), Not(HasSubstr("[npugraph_ex overhead]")));
+}
