@@ -140,46 +140,19 @@ MemoryMeasurement measureMemory(const Graph& graph, const config::Options& optio
 
 namespace {
 
-// The user's function given as post_grad_custom_pre_pass / _post_pass (npu_fx_compiler.py _optimize_fx,
-// wrapped in debug_compare_fx_graphs): its repr as written, or nothing when not set.
-std::optional<std::string> userPass(const config::Options& o, const std::string& name)
+// The user's pass (post_grad_custom_pre_pass / _post_pass, npu_fx_compiler.py _optimize_fx): its result is
+// TorchAir's dump of it, so the comparison debug_compare_fx_graphs prints is a real one.
+Result<PassReport> runUserPass(Graph& g, const PassEnvironment& env, const std::string& name)
 {
-    std::optional<std::string> found;
-    for (const auto& [k, v] : o.written)
-        if (k == name)
-            found = v;
-    if (found && *found == "None")
-        found.reset();
-    return found;
-}
-
-// The user's pass: as TorchAir dumped its result when that is given (the comparison is then a real
-// one), else the graph passes on unchanged and the report says that its effect is unknown instead of
-// printing a comparison it cannot make.
-Result<PassReport> runUserPass(Graph& g, const config::Options& o, const PassEnvironment& env, const std::string& name)
-{
-    const std::optional<std::string> fn = userPass(o, name);
-    auto dumped = env.userPassResults.find(name);
-    const bool known = dumped != env.userPassResults.end();
-    auto report = detail::runPass(g, name, name, true, [&](Graph& graph, PassReport& r) -> Result<void> {
-        if (known) {
-            const std::string id = graph.id;
-            graph = dumped->second;
-            graph.id = id;
-            r.log.push_back("aclgraph-inspector: " + name
-                + " is the user's function; its result is TorchAir's dump NNN_" + debugFileName(name));
-        }
+    const Graph& dumped = env.userPassResults.at(name);
+    return detail::runPass(g, name, name, true, [&](Graph& graph, PassReport& r) -> Result<void> {
+        const std::string id = graph.id;
+        graph = dumped;
+        graph.id = id;
+        r.log.push_back("aclgraph-inspector: " + name + " is the user's function; its result is TorchAir's dump NNN_"
+            + debugFileName(name));
         return {};
     });
-    if (!report || known)
-        return report;
-    report->log.clear();
-    report->log.push_back("aclgraph-inspector: " + name + " is the user's function" + (fn ? " (" + *fn + ")" : "")
-        + "; what it does to the graph is not known here, so the graph is passed on unchanged. TorchAir logs "
-          "its effect (After fx graph pass("
-        + name + ") optimization: ...) and, under TORCH_COMPILE_DEBUG, dumps its result as NNN_" + debugFileName(name)
-        + ": `passes DIR` on that folder takes the pass's result from the dump");
-    return report;
 }
 
 } // namespace
@@ -187,24 +160,28 @@ Result<PassReport> runUserPass(Graph& g, const config::Options& o, const PassEnv
 const std::vector<PipelinePass>& pipelinePasses()
 {
     using config::Options;
-    auto always = [](const Options&) { return true; };
+    auto always = [](const Options&, const PassEnvironment&) { return true; };
     auto plain = [](Result<PassReport> (*fn)(Graph&, const Options&)) {
         return [fn](Graph& g, const Options& o, const PassEnvironment&) { return fn(g, o); };
     };
     // §4.0: _optimize_fx (npu_fx_compiler.py), then optimize_graph_without_runtime (fx2acl_converter.py).
     // The order is TorchAir's test_torch_compile_acl_debug_dump list of dump files.
-    // The user's passes exist when set; a callable cannot be written as a literal, so in practice when a
-    // TORCH_COMPILE_DEBUG folder shows that one ran (its dump is then in PassEnvironment::userPassResults).
+    // The user's passes are the user's code: they run when a TORCH_COMPILE_DEBUG folder shows their result
+    // (PassEnvironment::userPassResults). A callable cannot be written as a scenario value, and TorchAir
+    // leaves them out of compile_configs, so nothing else can say that one was set.
+    auto userRan = [](const char* name) {
+        return [name](const Options&, const PassEnvironment& env) { return env.userPassResults.count(name) > 0; };
+    };
     auto user = [](const char* name) {
-        return [name](Graph& g, const Options& o, const PassEnvironment& env) { return runUserPass(g, o, env, name); };
+        return [name](Graph& g, const Options&, const PassEnvironment& env) { return runUserPass(g, env, name); };
     };
     static const std::vector<PipelinePass> passes = {
-        { "post_grad_custom_pre_pass", nullptr, user("post_grad_custom_pre_pass") },
+        { "post_grad_custom_pre_pass", userRan("post_grad_custom_pre_pass"), user("post_grad_custom_pre_pass") },
         { "remove_noop_ops", always, plain(removeNoopOps) },
         { "recover_view_inplace_pattern", always, recoverViewInplacePattern },
         { "apply_pattern_passes", always, plain(applyPatternPasses) },
         { "view_to_reshape", always, plain(viewToReshape) },
-        { "post_grad_custom_post_pass", nullptr, user("post_grad_custom_post_pass") },
+        { "post_grad_custom_post_pass", userRan("post_grad_custom_post_pass"), user("post_grad_custom_post_pass") },
         { "remove_cat_ops", always, plain(removeCatOps) },
         { "apply_event_closure_with_multi_stream", always, plain(applyEventClosureWithMultiStream) },
         { "apply_event_record", always, plain(applyEventRecord) },
@@ -212,7 +189,8 @@ const std::vector<PipelinePass>& pipelinePasses()
         { "reinplace_inplaceable_ops_pass", always, plain(reinplaceInplaceableOps) },
         { "reinplace_input_mutated_ops", always, plain(reinplaceInputMutatedOps) },
         { "decompose_auto_functionalized", always, plain(decomposeAutoFunctionalized) },
-        { "eliminate_self_copy", [](const Options& o) { return o.backend == config::Backend::NpugraphEx; },
+        { "eliminate_self_copy",
+            [](const Options& o, const PassEnvironment&) { return o.backend == config::Backend::NpugraphEx; },
             plain(eliminateSelfCopy) },
         { "replace_dynamic_workspace_ops", always, plain(replaceDynamicWorkspaceOps) },
         { "replace_core_limit_nodes", always, replaceCoreLimitNodes },
@@ -240,9 +218,7 @@ Result<PipelineResult> runReduceOverheadPasses(
     result.stages.push_back(g);
     MemoryMeasurement current = measureMemory(g, options, symbols);
     for (const PipelinePass& pass : pipelinePasses()) {
-        const bool exists
-            = pass.exists ? pass.exists(options) : userPass(options, pass.name) || env.userPassResults.count(pass.name);
-        if (!exists)
+        if (!pass.exists(options, env))
             continue;
         auto report = pass.run(g, options, env);
         if (!report)

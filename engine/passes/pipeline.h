@@ -28,8 +28,7 @@ struct PassEnvironment {
     std::shared_ptr<const UserOps> userOps;
     /// The graphs the user's own passes (post_grad_custom_pre_pass / post_grad_custom_post_pass) left,
     /// as TorchAir dumped them (`NNN_aot_forward_graph_after_post_grad_custom_pre_pass.txt`): the
-    /// pipeline runs such a pass as that graph, so its effect is known. A user pass that is set but
-    /// has no result here passes the graph on unchanged and says its effect is unknown.
+    /// pipeline runs such a pass as that graph, so its effect is known; without one it is not run.
     std::map<std::string, Graph> userPassResults;
 };
 
@@ -74,10 +73,10 @@ Result<PassReport> resolveDefaultStreamMarkers(Graph& graph, const config::Optio
 /// One pass of the pipeline, in TorchAir's order.
 struct PipelinePass {
     std::string name; ///< PassReport::name
-    /// Whether the backend runs it at all (eliminate_self_copy is npugraph_ex's only); a pass the
-    /// backend does not have is left out of PipelineResult::passes. Empty for the user's passes, which
-    /// exist when set or when PassEnvironment::userPassResults has their result.
-    std::function<bool(const config::Options&)> exists;
+    /// Whether the run has it at all (eliminate_self_copy is npugraph_ex's only; the user's passes exist
+    /// when PassEnvironment::userPassResults has their result); one it does not have is left out of
+    /// PipelineResult::passes.
+    std::function<bool(const config::Options&, const PassEnvironment&)> exists;
     std::function<Result<PassReport>(Graph&, const config::Options&, const PassEnvironment&)> run;
 };
 /// Every pass TorchAir runs in reduce-overhead mode, in its order (§4.0).
