@@ -60,6 +60,8 @@ std::string simulationText(const runtime::Simulation& sim, LogLevel minLevel)
         out += ", stopped by out-of-memory";
     if (sim.cancelled)
         out += ", cancelled";
+    if (!sim.failure.empty())
+        out += ", stopped by an exception at call " + std::to_string(sim.callsSimulated - 1) + ": " + sim.failure;
     out += "\n";
     for (const runtime::GraphRecord& g : sim.graphs) {
         out += "  " + g.name + " ('" + g.id + "', pool " + g.pool.str() + "): " + std::to_string(g.allKeys.size())
@@ -86,6 +88,17 @@ std::string simulationText(const runtime::Simulation& sim, LogLevel minLevel)
         + "\n";
     if (!unknown.empty())
         out += "  sizes: " + unknown + "\n";
+    if (!sim.files.empty()) {
+        out += "\nFiles the run writes:\n";
+        for (const runtime::RunFile& f : sim.files) {
+            out += "  " + f.path + " (" + f.what + "): "
+                + (f.writtenAtCall < 0 ? std::string("there before the run")
+                                       : "written at call " + std::to_string(f.writtenAtCall));
+            if (f.removedAtCall >= 0)
+                out += ", removed at call " + std::to_string(f.removedAtCall) + " (" + f.why + ")";
+            out += "\n";
+        }
+    }
     if (!sim.assumptions.empty()) {
         out += "\nAssumed (the inputs did not say):\n";
         for (const std::string& a : sim.assumptions)
@@ -221,6 +234,17 @@ std::string simulationJson(const runtime::Simulation& sim, int indent)
     if (!sized)
         j["sizes_unknown"] = sim.sizesUnknown;
     j["assumptions"] = sim.assumptions;
+    ordered_json files = ordered_json::array();
+    for (const runtime::RunFile& f : sim.files) {
+        ordered_json x = { { "path", f.path }, { "what", f.what },
+            { "written_at_call", f.writtenAtCall < 0 ? ordered_json() : ordered_json(f.writtenAtCall) },
+            { "removed_at_call", f.removedAtCall < 0 ? ordered_json() : ordered_json(f.removedAtCall) } };
+        if (!f.why.empty())
+            x["why"] = f.why;
+        files.push_back(std::move(x));
+    }
+    j["files"] = files;
+    j["failure"] = sim.failure.empty() ? ordered_json() : ordered_json(sim.failure);
     j["out_of_memory"] = sim.outOfMemory;
     j["calls_simulated"] = sim.callsSimulated;
     return jsonText(j, indent);

@@ -75,6 +75,18 @@ Simulator::Simulator(const scenario::Scenario& scenario, const SimulationOptions
     // A pool handle the user created before compiling came from the same uid counter.
     if (m_sim.options.customPool)
         m_nextPoolUid = std::max<uint64_t>(m_nextPoolUid, m_sim.options.customPool->second + 1);
+    if (scenario.cacheCompile) {
+        m_cache = std::make_unique<CacheCompileModel>(scenario, m_sim.options, m_sim);
+        // ModelCacheSaver puts _aclnn_static_shape_kernel.use_cache_compile="1" in the compile configs, so
+        // compile_static_kernel installs or builds run packages in the cache folder instead of warning
+        // (T/inference/_cache_compiler.py:437-442, TA/static_kernel.py:44-53).
+        auto& w = m_sim.options.warnings;
+        w.erase(std::remove_if(w.begin(), w.end(),
+                    [](const std::string& x) {
+                        return x.find("now supports caching run packages from static kernel") != std::string::npos;
+                    }),
+            w.end());
+    }
     for (size_t c = 0; c < scenario.calls.size(); ++c)
         for (const auto& [name, b] : scenario.calls[c].inputs)
             if (b.kind == scenario::Binding::Kind::OutputOf) {
@@ -94,6 +106,10 @@ Simulation Simulator::run()
         }
         try {
             simulateCall(c);
+            if (!m_sim.failure.empty()) {
+                m_sim.callsSimulated = c + 1;
+                break;
+            }
         } catch (const OutOfMemory& oom) {
             m_sim.outOfMemory = true;
             const RtGraph* g = m_callSpec ? &graphFor(m_callSpec->graph) : nullptr;
@@ -285,6 +301,9 @@ void Simulator::simulateCall(int c)
         m_cube = m_callSpec->coreLimit->cube;
         m_vector = m_callSpec->coreLimit->vector;
     }
+    const int firstEvent = int(m_sim.events.size());
+    if (m_cache && !cacheStep(c, true))
+        return;
     RtGraph& g = graphFor(m_callSpec->graph);
     if (g.record < 0)
         compileGraph(g);
@@ -294,7 +313,7 @@ void Simulator::simulateCall(int c)
     rec.index = c;
     rec.graph = g.name;
     rec.graphId = g.graph->id;
-    rec.firstEvent = int(m_sim.events.size());
+    rec.firstEvent = firstEvent;
 
     bindInputs(g);
     std::vector<int> outputs;
@@ -352,7 +371,42 @@ void Simulator::simulateCall(int c)
     for (int s : m_callRefs)
         releaseRef(s);
     m_callRefs.clear();
+    if (m_cache)
+        cacheStep(c, false);
     recordCall(rec);
+}
+
+bool Simulator::cacheStep(int c, bool before)
+{
+    const Graph* graph = m_scenario.graph(m_callSpec->graph);
+    if (!graph || !m_cache->covers(graph->id))
+        return true;
+    const size_t lines = m_sim.log.size();
+    const size_t warnings = m_sim.warnings.size();
+    beginEvent(EventKind::Compile, nullptr, {}, "cache_compile");
+    auto logFn
+        = [this](LogLevel level, const std::string& text, const std::string& category) { log(level, text, category); };
+    std::string failure;
+    if (before)
+        failure = m_cache->beforeCall(c, *graph, m_callSpec->symbols, logFn);
+    else
+        m_cache->afterCall(c, *graph, logFn);
+    // The exception is the call's outcome, not a line TorchAir logs: it ends the run and names the event.
+    m_sim.failure = failure;
+    const bool said = m_sim.log.size() != lines || m_sim.warnings.size() != warnings || !failure.empty();
+    if (logging() && !m_sim.events.empty()) {
+        if (said) {
+            const auto& eventLog = m_sim.events.back().log;
+            m_sim.events.back().summary
+                = "cache_compile: " + (failure.empty() ? eventLog[0].text : "the call raises " + failure);
+        } else {
+            m_sim.events.pop_back(); // nothing happened at this step: no event
+            m_eventOpen = false;
+        }
+    }
+    if (said)
+        finishEvent();
+    return failure.empty(); // a call that raised has no CallRecord, as one that ran out of memory
 }
 
 bool Simulator::captureKey(RtGraph& g, const std::string& key, const std::string& cause)

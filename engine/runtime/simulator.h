@@ -138,6 +138,15 @@ struct RunOrigin {
     bool capacityKnown = false;
 };
 
+/// A file the run writes (cache_compile's cache, graph dumps), as the run's outputs.
+struct RunFile {
+    std::string path; ///< as TorchAir builds it; unknown parts in <angle brackets>
+    std::string what; ///< "cache_compile's compiled_module", ...
+    int writtenAtCall = -1; ///< the call that wrote it; -1: on disk before the run
+    int removedAtCall = -1; ///< the call that removed it; -1: still there at the end
+    std::string why; ///< why it was removed, or why it was not written
+};
+
 struct Simulation {
     RunOrigin origin;
     std::string scenarioPath;
@@ -167,6 +176,11 @@ struct Simulation {
     /// What the simulation had to assume because its inputs did not say (an input's kind told by
     /// nothing, ...), each with its consequence; printed beside the warnings, never as TorchAir's.
     std::vector<std::string> assumptions;
+    /// Files the run writes or removes (cache_compile's cache folder), in the order it touches them.
+    std::vector<RunFile> files;
+    /// The exception that ended the run, as Python prints it ("AssertionError: expected size ..."),
+    /// with where it comes from; "" when the run did not raise.
+    std::string failure;
 };
 
 /// The assumption for a graph whose tensor inputs' kinds nothing told ("" when every kind is known).

@@ -3,9 +3,11 @@
 /// spread over simulator.cpp (the call flow and keys), sim_exec.cpp (storages, capture and eager
 /// execution, rollbacks) and sim_outputs.cpp (input update, replay, outputs, hazards).
 #include "engine/memory/caching_allocator.h"
+#include "engine/runtime/cache_compile.h"
 #include "engine/runtime/sim_state.h"
 
 #include <map>
+#include <memory>
 #include <set>
 #include <string>
 #include <tuple>
@@ -113,6 +115,9 @@ private:
     std::set<std::tuple<int, std::string, int>> m_inputOverwriteReported; ///< (graph record, key, position)
     std::set<std::tuple<int, std::string, int>> m_staleParamReported;
     bool m_eventOpen = false;
+    std::unique_ptr<CacheCompileModel> m_cache; ///< the scenario's cache_compile, when it has one
+    /// Runs one step of cache_compile inside an event of its own (Compile kind); false when the call raised.
+    bool cacheStep(int c, bool before);
 };
 
 } // namespace engine::runtime::detail

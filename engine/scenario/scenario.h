@@ -62,6 +62,34 @@ struct Call {
     std::string sourcePath; ///< "$.calls[3]" (repeats share it)
 };
 
+/// `cache_compile`: the run goes through `torchair.inference.cache_compile` (or npugraph_ex's) on one
+/// nn.Module method (torchair-behavior.md §5; T/inference/_cache_compiler.py). What is not given and
+/// changes a path or a text is printed as unknown and listed in Simulation::assumptions.
+struct CacheCompileSpec {
+    std::string module = "Model"; ///< the module's class name (cls_name of get_cache_bin)
+    std::string method = "forward"; ///< func.__name__
+    std::optional<std::string> signature; ///< inspect.signature of the bound method: "(x, kv)"
+    std::optional<std::string> moduleRepr; ///< str(module), hashed into the folder name
+    bool dynamic = true; ///< cache_compile's `dynamic` (default True)
+    std::optional<std::string> cacheDir; ///< `cache_dir`, else $TORCHAIR_CACHE_HOME, else <cwd>/.torchair_cache
+    std::optional<std::string> cwd; ///< the process's working directory, for the default cache_dir
+    int worldSize = 1; ///< torch.distributed world size (1: not initialised)
+    std::optional<int> globalRank;
+    std::optional<int> tpRank;
+    std::optional<int> ppRank;
+    std::vector<std::string> graphs; ///< the graphs Dynamo makes of this method (empty: every graph)
+    /// The file already on disk when the run starts (absent: none, so the run compiles and saves).
+    struct Existing {
+        std::string version; ///< meta.version ("" = the loader's own VERSION)
+        bool owned = true; ///< owned by the user running (uid check of _validate_owner_and_permissions)
+        int mode = 0600; ///< st_mode & 0o777
+        std::string unpickleError; ///< the strict unpickler's exception text when the file is corrupt
+        std::string graph; ///< scenario graph it was saved from ("" = the first call's graph)
+        std::string date; ///< meta.date as saved ("" = unknown)
+    };
+    std::optional<Existing> existing;
+};
+
 struct Scenario {
     std::string path; ///< file it was read from, for messages
     int version = kFormatVersion;
@@ -75,6 +103,7 @@ struct Scenario {
     /// `operators`: custom op schemas and user-registered in-placeable ops (null when none given);
     /// the passes see them through PassEnvironment::userOps.
     std::shared_ptr<const UserOps> operators;
+    std::optional<CacheCompileSpec> cacheCompile;
     /// Warnings from reading FX files that graphs reference ("file:line:col: warning: ...").
     std::vector<std::string> diagnostics;
 

@@ -212,8 +212,9 @@ public:
             m_r.fail(ErrorCode::InvalidArgument, "$.version",
                 "unsupported version " + std::to_string(version) + " (versions start at 1)");
         s.version = int(version);
-        m_r.checkKeys(
-            obj, "$", { "format", "version", "name", "backend", "config", "device", "operators", "graphs", "calls" });
+        m_r.checkKeys(obj, "$",
+            { "format", "version", "name", "backend", "config", "device", "operators", "cache_compile", "graphs",
+                "calls" });
         if (const Json* v = JsonReader::find(obj, "name"))
             s.name = m_r.string(*v, "$.name");
         if (const Json* v = JsonReader::find(obj, "comment"))
@@ -243,6 +244,8 @@ public:
             for (size_t i = 0; i < calls.size(); ++i)
                 readCall(s, calls[i], JsonReader::index("$.calls", i));
         }
+        if (const Json* v = JsonReader::find(obj, "cache_compile"))
+            s.cacheCompile = readCacheCompile(s, *v, "$.cache_compile");
         return s;
     }
 
@@ -306,6 +309,93 @@ private:
             }
         }
         return ops;
+    }
+
+    // `cache_compile`: {module, method, signature, module_repr, dynamic, cache_dir, cwd, world_size,
+    // global_rank, tp_rank, pp_rank, graphs, existing: {version, owned, mode, unpickle_error, graph, date}}
+    // (docs/scenario-format.md). Graph ids are checked against $.graphs.
+    CacheCompileSpec readCacheCompile(const Scenario& s, const Json& v, const std::string& path)
+    {
+        CacheCompileSpec c;
+        const Json& obj = m_r.object(v, path);
+        m_r.checkKeys(obj, path,
+            { "module", "method", "signature", "module_repr", "dynamic", "cache_dir", "cwd", "world_size",
+                "global_rank", "tp_rank", "pp_rank", "graphs", "existing" });
+        auto str = [&](const Json& o, const std::string& p, const char* key) -> std::optional<std::string> {
+            const Json* x = JsonReader::find(o, key);
+            if (!x)
+                return std::nullopt;
+            return m_r.nonEmptyString(*x, JsonReader::key(p, key));
+        };
+        auto rank = [&](const char* key) -> std::optional<int> {
+            const Json* x = JsonReader::find(obj, key);
+            if (!x)
+                return std::nullopt;
+            return int(std::min<int64_t>(m_r.integerAtLeast(*x, JsonReader::key(path, key), 0), 1 << 20));
+        };
+        auto graphId = [&](const Json& x, const std::string& p) {
+            std::string id = m_r.nonEmptyString(x, p);
+            if (!s.graph(id))
+                m_r.fail(ErrorCode::InvalidArgument, p, "no graph with id '" + id + "' in $.graphs");
+            return id;
+        };
+        if (auto x = str(obj, path, "module"))
+            c.module = *x;
+        if (auto x = str(obj, path, "method"))
+            c.method = *x;
+        c.signature = str(obj, path, "signature");
+        if (c.signature && (c.signature->front() != '(' || c.signature->back() != ')'))
+            m_r.fail(ErrorCode::InvalidArgument, JsonReader::key(path, "signature"),
+                "expected the method's signature as inspect.signature prints it, e.g. \"(x, kv)\"");
+        if (const Json* x = JsonReader::find(obj, "module_repr"))
+            c.moduleRepr = m_r.string(*x, JsonReader::key(path, "module_repr"));
+        if (const Json* x = JsonReader::find(obj, "dynamic"))
+            c.dynamic = m_r.boolean(*x, JsonReader::key(path, "dynamic"));
+        c.cacheDir = str(obj, path, "cache_dir");
+        c.cwd = str(obj, path, "cwd");
+        if (const Json* x = JsonReader::find(obj, "world_size"))
+            c.worldSize
+                = int(std::min<int64_t>(m_r.integerAtLeast(*x, JsonReader::key(path, "world_size"), 1), 1 << 20));
+        c.globalRank = rank("global_rank");
+        c.tpRank = rank("tp_rank");
+        c.ppRank = rank("pp_rank");
+        if (const Json* x = JsonReader::find(obj, "graphs")) {
+            const std::string p = JsonReader::key(path, "graphs");
+            const Json& list = m_r.array(*x, p);
+            for (size_t i = 0; i < list.size(); ++i)
+                c.graphs.push_back(graphId(list[i], JsonReader::index(p, i)));
+        }
+        if (const Json* x = JsonReader::find(obj, "existing")) {
+            const std::string p = JsonReader::key(path, "existing");
+            const Json& e = m_r.object(*x, p);
+            m_r.checkKeys(e, p, { "version", "owned", "mode", "unpickle_error", "graph", "date" });
+            CacheCompileSpec::Existing ex;
+            if (auto y = str(e, p, "version"))
+                ex.version = *y;
+            if (const Json* y = JsonReader::find(e, "owned"))
+                ex.owned = m_r.boolean(*y, JsonReader::key(p, "owned"));
+            if (const Json* y = JsonReader::find(e, "mode")) {
+                // "600" / "0o644" as ls and Python print it, or the number.
+                const std::string mp = JsonReader::key(p, "mode");
+                std::string text = y->is_string() ? y->get<std::string>() : std::string();
+                if (text.rfind("0o", 0) == 0)
+                    text = text.substr(2);
+                if (!y->is_string())
+                    ex.mode = int(m_r.integerAtLeast(*y, mp, 0)) & 0777;
+                else if (text.empty() || text.size() > 4 || text.find_first_not_of("01234567") != std::string::npos)
+                    m_r.fail(ErrorCode::InvalidArgument, mp, "expected an octal mode such as \"600\" or \"0o644\"");
+                else
+                    ex.mode = int(std::stoi(text, nullptr, 8)) & 0777;
+            }
+            if (auto y = str(e, p, "unpickle_error"))
+                ex.unpickleError = *y;
+            if (const Json* y = JsonReader::find(e, "graph"))
+                ex.graph = graphId(*y, JsonReader::key(p, "graph"));
+            if (auto y = str(e, p, "date"))
+                ex.date = *y;
+            c.existing = ex;
+        }
+        return c;
     }
 
     DeviceSpec readDevice(const Json& v, const std::string& path)
