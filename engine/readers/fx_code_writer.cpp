@@ -103,9 +103,10 @@ bool sameOutputs(const std::vector<TensorMeta>& a, const std::vector<TensorMeta>
 
 class Writer {
 public:
-    Writer(const Graph& g, const std::string& className)
+    Writer(const Graph& g, const std::string& className, bool annotate = true)
         : m_g(g)
         , m_className(className)
+        , m_annotate(annotate)
     {
         for (size_t i = 0; i < g.nodes.size(); ++i)
             m_byName.emplace(g.nodes[i].name, int(i));
@@ -116,6 +117,12 @@ public:
     {
         m_out = "class " + m_className + "(torch.nn.Module):\n";
         header();
+        return body();
+    }
+
+    /// The statements after the header, as `GraphModule.code` prints them when not annotating.
+    std::string body()
+    {
         computeFrees();
         std::string provenance;
         for (size_t i = 0; i < m_g.nodes.size(); ++i) {
@@ -140,6 +147,8 @@ public:
 private:
     std::string annotation(const Node& n) const
     {
+        if (!m_annotate)
+            return {};
         if (n.op == NodeOp::Placeholder && n.inputKind == InputKind::SymInt)
             return quotedAnnotation("Sym(" + n.symbol.text() + ")");
         if (n.outputs.size() == 1)
@@ -324,6 +333,7 @@ private:
 
     const Graph& m_g;
     std::string m_className;
+    bool m_annotate = true;
     std::map<std::string, int> m_byName;
     std::vector<std::vector<int>> m_users;
     std::vector<std::vector<std::string>> m_frees;
@@ -335,6 +345,16 @@ private:
 std::string writeFxCode(const Graph& graph, const std::string& className)
 {
     return Writer(graph, className).write();
+}
+
+std::string writeFxCodeBody(const Graph& graph)
+{
+    return Writer(graph, "GraphModule", false).body();
+}
+
+std::string fxArgText(const Arg& arg)
+{
+    return argText(arg);
 }
 
 } // namespace engine::readers

@@ -23,4 +23,12 @@ namespace engine::readers {
 /// they carry this project's tuple annotation `"(f32[4][1]npu:0, f32[2][1]npu:0)"`.
 std::string writeFxCode(const Graph& graph, const std::string& className = "GraphModule");
 
+/// The forward's statements as `GraphModule.code` prints them (what TorchAir's codegen splices,
+/// fx2acl_converter.py:655-661): no type annotations, no class and no `def` line, each statement
+/// on its own line indented by 8 spaces, the `# File:` comments and `= None` tails as in writeFxCode.
+std::string writeFxCodeBody(const Graph& graph);
+
+/// One argument as FX code prints it (`arg0_1`, `[1, 0]`, `'BSH'`, `None`).
+std::string fxArgText(const Arg& arg);
+
 } // namespace engine::readers

@@ -17,7 +17,7 @@ const char* kUsage
       "       aclgraph-inspector report SCENARIO|GRAPH|PROJECT.aclgi|CACHE|SNAPSHOT... -o "
       "FILE.json|FILE.md|FILE.html|FILE.pdf [--compare | --compare-set NAME=VALUE...] [--title TEXT]\n"
       "       aclgraph-inspector passes SCENARIO|GRAPH [--graph ID] [--set NAME=VALUE ...] [--symbols "
-      "s0=4,...] [--json] [--verbose] [--emit-code OUT]\n"
+      "s0=4,...] [--json] [--verbose] [--emit-code OUT] [--emit-module OUT]\n"
       "       aclgraph-inspector stages DEBUG_DIR [--model NAME] [--diff A B] [--json] [-o FILE]\n"
       "       aclgraph-inspector cache ls PATH | show FILE | readable FILE [-o OUT] | key [--set NAME=VALUE ...] "
       "[--repr FILE] [--against PATH]   (cache --help)\n"

@@ -1,9 +1,10 @@
-#include "engine/ingest/source.h"
 #include "engine/core/json_text.h"
 #include "engine/graph/graph_diff.h"
+#include "engine/ingest/source.h"
 #include "engine/passes/pipeline.h"
 #include "engine/readers/debug_dir.h"
 #include "engine/readers/fx_code_writer.h"
+#include "engine/readers/torchair_module_writer.h"
 #include "engine/report/passes_report.h"
 #include "engine/scenario/load.h"
 #include "gui/cli/cli_util.h"
@@ -180,8 +181,8 @@ int passesCommand(const std::vector<std::string>& args, std::ostream& out, std::
     const char* usage
         = "usage: aclgraph-inspector passes SCENARIO|GRAPH|DEBUG_DIR [--graph ID] [--set NAME=VALUE ...] "
           "[--symbols s0=4,...] [--input-kind SEL=KIND ...] [--cann VERSION] [--json] [--verbose] [--emit-code OUT] "
-          "[-o FILE]\n";
-    std::string path, graphId, emitPath, outPath;
+          "[--emit-module OUT] [-o FILE]\n";
+    std::string path, graphId, emitPath, modulePath, outPath;
     bool json = false, verbose = false;
     std::vector<std::pair<std::string, engine::PyValue>> overrides;
     engine::SymbolValues symbols;
@@ -195,8 +196,8 @@ int passesCommand(const std::vector<std::string>& args, std::ostream& out, std::
             json = true;
         } else if (a == "--verbose") {
             verbose = true;
-        } else if ((a == "--set" || a == "--symbols" || a == "--graph" || a == "--emit-code" || a == "-o"
-                       || a == "--cann")
+        } else if ((a == "--set" || a == "--symbols" || a == "--graph" || a == "--emit-code" || a == "--emit-module"
+                       || a == "-o" || a == "--cann")
             && !hasValue) {
             err << "passes: " << a << " needs a value\n" << usage;
             return 2;
@@ -224,6 +225,8 @@ int passesCommand(const std::vector<std::string>& args, std::ostream& out, std::
             graphId = args[++i];
         } else if (a == "--emit-code") {
             emitPath = args[++i];
+        } else if (a == "--emit-module") {
+            modulePath = args[++i];
         } else if (a == "-o") {
             outPath = args[++i];
         } else if (!a.empty() && a[0] == '-') {
@@ -311,6 +314,21 @@ int passesCommand(const std::vector<std::string>& args, std::ostream& out, std::
     }
     if (!emitPath.empty()) {
         if (const int rc = writeResult(engine::readers::writeFxCode(result->stages.back()), emitPath, out, err))
+            return rc;
+    }
+    if (!modulePath.empty()) {
+        // The module TorchAir's codegen writes for the graph after its passes; mutated_user_inputs is
+        // TorchAir's, computed on the graph before them (torchair-behavior.md §2.1 step 3).
+        engine::readers::ModuleSpec spec;
+        spec.backend = backend;
+        spec.settings = settings;
+        spec.mutatedUserInputs = graph->mutatedInputs();
+        auto written = engine::readers::writeTorchairModule(result->stages.back(), spec);
+        if (!written) {
+            err << "error: " << modulePath << ": " << written.error().toString() << "\n";
+            return 1;
+        }
+        if (const int rc = writeResult(written->text, modulePath, out, err))
             return rc;
     }
     if (!folder)

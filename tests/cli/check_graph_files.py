@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """End-to-end checks of graphs read from FX files: `simulate` on a bare graph file, a scenario that
-references a graph by file, `passes --json` and `--emit-code` read back.
+references a graph by file, `passes --json`, and `--emit-code` / `--emit-module` read back.
 
 usage: check_graph_files.py path/to/aclgraph-inspector path/to/tests/data
 """
@@ -77,5 +77,24 @@ with tempfile.TemporaryDirectory() as tmp:
     check(out.exists() and "index_put_" in out.read_text(), "emitted code")
     d = json.loads(run("simulate", out, "--symbols", "s0=4,s1=100", "--json").stdout)
     check(d["calls"][0]["action"] == "capture", "emitted code simulates")
+
+# --emit-module writes the module TorchAir generates, which the product reads back as one.
+with tempfile.TemporaryDirectory() as tmp:
+    out = pathlib.Path(tmp) / "output_code.py"
+    run("passes", FX, "--symbols", "s0=4,s1=100", "--emit-module", out)
+    text = out.read_text() if out.exists() else ""
+    for part in ("def forward(*args, node_info=[], is_capturing: bool = False):", "compile_configs[\"clone_input\"] = \"1\"",
+                 "aclgraph_cache_info = AclGraphCacheInfo(", "assert_size_stride(args[", "from torchair."):
+        check(part in text, f"emitted module has {part!r}")
+    d = json.loads(run("simulate", out, "--symbols", "s0=4,s1=100", "--json").stdout)
+    check(d["calls"][0]["action"] == "capture", "emitted module simulates")
+    npu = pathlib.Path(tmp) / "npugraph_ex_code.py"
+    run("passes", FX, "--symbols", "s0=4,s1=100", "--set", "force_recapture=False", "--emit-module", npu)
+    text = npu.read_text() if npu.exists() else ""
+    check("from npugraph_ex._acl_concrete_graph.acl_graph import" in text
+          and 'compile_configs["force_recapture"] = False' in text, "npugraph_ex module")
+    bad = pathlib.Path(tmp) / "no_such_dir" / "m.py"
+    r = run("passes", FX, "--symbols", "s0=4,s1=100", "--emit-module", bad, expect=1)
+    check(str(bad) in r.stderr and "cannot write" in r.stderr, f"unwritable --emit-module: {r.stderr!r}")
 
 _checks.finish()
