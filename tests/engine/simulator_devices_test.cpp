@@ -245,3 +245,23 @@ TEST(SimulatorDevices, PerDeviceCapacityIsRead)
     ASSERT_FALSE(unknownKey.ok());
     EXPECT_THAT(unknownKey.error().toString(), HasSubstr("unknown key 'l2'"));
 }
+
+TEST(SimulatorDevices, TwoDevicesFixtureRunsOutOfMemoryOnNpu1Only)
+{
+    auto s = engine::scenario::readScenarioFile(std::string(ACLGI_TEST_DATA_DIR) + "/scenarios/two_devices.json");
+    ASSERT_TRUE(s.ok()) << s.error().toString();
+    auto sim = engine::runtime::simulate(s.value());
+    ASSERT_TRUE(sim.ok()) << sim.error().toString();
+    ASSERT_EQ(sim->devices.size(), 2u);
+    EXPECT_TRUE(sim->outOfMemory);
+    EXPECT_EQ(sim->callsSimulated, 4);
+    EXPECT_EQ(sim->calls.size(), 3u);
+    EXPECT_FALSE(sim->devices[0].outOfMemory);
+    EXPECT_TRUE(sim->devices[1].outOfMemory);
+    EXPECT_LE(sim->devices[1].peakReserved, 64u << 20);
+    EXPECT_GT(sim->devices[0].peakReserved, 4u << 20); // w and the prompt's memory: on npu:0
+    EXPECT_EQ(sim->graphs[0].device, 0);
+    EXPECT_EQ(sim->graphs[1].device, 1);
+    EXPECT_EQ(countHazards(*sim, HazardKind::CrossDeviceInput), 0);
+    EXPECT_TRUE(sim->assumptions.empty());
+}
