@@ -678,9 +678,9 @@ Result<uint64_t> CachingAllocator::allocate(PoolId pool, StreamId stream, uint64
         uint64_t freeBytes = cap > d.reserved ? cap - d.reserved : 0;
         return makeError(ErrorCode::OutOfMemory,
             std::string(api) + " out of memory. Tried to allocate " + formatSize(tried) + " (" + device + " "
-                + std::to_string(m_config.device) + "; "
-                + formatSize(cap) + " total capacity; " + formatSize(d.allocated) + " already allocated; "
-                + formatSize(freeBytes) + " free; " + formatSize(d.reserved) + " reserved in total by PyTorch)");
+                + std::to_string(m_config.device) + "; " + formatSize(cap) + " total capacity; "
+                + formatSize(d.allocated) + " already allocated; " + formatSize(freeBytes) + " free; "
+                + formatSize(d.reserved) + " reserved in total by PyTorch)");
     };
     if (bytes >= kMaxRequest)
         return oom(bytes);

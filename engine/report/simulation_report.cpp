@@ -73,8 +73,7 @@ std::string simulationText(const runtime::Simulation& sim, LogLevel minLevel)
     out += "\n";
     for (const runtime::GraphRecord& g : sim.graphs) {
         out += "  " + g.name + " ('" + g.id + "', pool " + g.pool.str() + onDevice(sim, g.device)
-            + "): " + std::to_string(g.allKeys.size())
-            + " keys, " + std::to_string(g.captures) + " captures, "
+            + "): " + std::to_string(g.allKeys.size()) + " keys, " + std::to_string(g.captures) + " captures, "
             + std::to_string(g.recapturesMutatedInput + g.recapturesCoreLimit + g.recapturesForce) + " recaptures, "
             + std::to_string(g.replays) + " replays, " + std::to_string(g.eagerCalls) + " eager calls"
             + (g.fallbackToEager ? ", fell back to eager at call " + std::to_string(g.fallbackCall) : "") + "\n";

@@ -64,12 +64,13 @@ void Simulator::recordCall(CallRecord& rec)
             ps.device = device;
             ps.pool = pool;
             for (const auto& seg : a.segments(pool)) {
-            PoolCallState::Segment s { seg.stream, seg.blockNum(), seg.activeNum(), seg.totalSize, seg.allocatedSize };
-            ps.blockNum += s.blockNum;
-            ps.activateNum += s.activateNum;
-            ps.totalSize += s.totalSize;
-            ps.allocatedSize += s.allocatedSize;
-            ps.segments.push_back(s);
+                PoolCallState::Segment s { seg.stream, seg.blockNum(), seg.activeNum(), seg.totalSize,
+                    seg.allocatedSize };
+                ps.blockNum += s.blockNum;
+                ps.activateNum += s.activateNum;
+                ps.totalSize += s.totalSize;
+                ps.allocatedSize += s.allocatedSize;
+                ps.segments.push_back(s);
             }
             rec.pools.push_back(std::move(ps));
             updatePeaks(device, pool);

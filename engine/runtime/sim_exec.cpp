@@ -55,8 +55,7 @@ memory::OwnerId Simulator::owner(
     return id;
 }
 
-uint64_t Simulator::allocate(
-    int device, memory::PoolId pool, int stream, uint64_t bytes, memory::OwnerId ownerId)
+uint64_t Simulator::allocate(int device, memory::PoolId pool, int stream, uint64_t bytes, memory::OwnerId ownerId)
 {
     auto r = alloc(device).allocate(pool, stream, bytes, ownerId);
     if (!r)
@@ -283,8 +282,7 @@ std::vector<int> Simulator::execute(RtGraph& g, const std::vector<int>& args, me
             written(addr[s]);
         }
         if (auto w = node.workspaceBytes.eval(syms); w && w.value() > 0) {
-            const uint64_t ws
-                = allocate(g.device, pool, stream, uint64_t(w.value()), ownerOf(i, OwnerKind::Workspace));
+            const uint64_t ws = allocate(g.device, pool, stream, uint64_t(w.value()), ownerOf(i, OwnerKind::Workspace));
             written(ws);
             freeBlock(ws);
         }

@@ -10,10 +10,10 @@ std::string memState(const std::vector<memory::SegmentInfo>& segments)
     for (const memory::SegmentInfo& seg : segments) {
         if (seg.pool.isDefault())
             continue;
-        out += "\n({'device': " + std::to_string(seg.device) + "}, {'stream': " + std::to_string(seg.stream) + "}, {'pool_id': " + seg.pool.str()
-            + "}, {'block_num': " + std::to_string(seg.blockNum()) + "}, {'activate_num': "
-            + std::to_string(seg.activeNum()) + "}, {'total_size': " + std::to_string(seg.totalSize)
-            + "}, {'allocated_size': " + std::to_string(seg.allocatedSize) + "})";
+        out += "\n({'device': " + std::to_string(seg.device) + "}, {'stream': " + std::to_string(seg.stream)
+            + "}, {'pool_id': " + seg.pool.str() + "}, {'block_num': " + std::to_string(seg.blockNum())
+            + "}, {'activate_num': " + std::to_string(seg.activeNum()) + "}, {'total_size': "
+            + std::to_string(seg.totalSize) + "}, {'allocated_size': " + std::to_string(seg.allocatedSize) + "})";
     }
     return out;
 }

@@ -354,7 +354,8 @@ private:
                         "expected a device index such as \"1\" (for npu:1), got \"" + index + "\"");
                 const Json& item = m_r.object(spec, itemPath);
                 m_r.checkKeys(item, itemPath, { "capacity_bytes", "capacity" });
-                d.capacityOverride[std::stoi(index)] = readBytes(item, itemPath, "capacity_bytes", "capacity", d.capacityBytes);
+                d.capacityOverride[std::stoi(index)]
+                    = readBytes(item, itemPath, "capacity_bytes", "capacity", d.capacityBytes);
             }
         }
         return d;

@@ -1,9 +1,8 @@
 // Graphs on more than one device (issue 20): each device has its own allocator, pools, capacity and
 // peaks; a graph's pool, captures and outputs are on its device; single-device runs are unchanged.
-#include "simulator_test_util.h"
-
 #include "engine/report/simulation_report.h"
 #include "engine/runtime/graph_device.h"
+#include "simulator_test_util.h"
 
 #include <gmock/gmock.h>
 
@@ -184,8 +183,7 @@ TEST(SimulatorDevices, OutputOfAGraphOnAnotherDeviceIsACrossDeviceInput)
 {
     // Graph b (npu:1) is fed graph a's output (npu:0) as x: a hazard, and the staging copy that
     // torch.empty_like makes of it is on npu:0, outside b's pool (which is on npu:1).
-    ordered_json calls
-        = { call(4, {}, 1, "a"), call(4, { { "x", { { "output_of", 0 }, { "index", 0 } } } }, 0, "b") };
+    ordered_json calls = { call(4, {}, 1, "a"), call(4, { { "x", { { "output_of", 0 }, { "index", 0 } } } }, 0, "b") };
     const Simulation sim = run(twoDevices(calls));
     ASSERT_EQ(sim.calls.size(), 2u);
     ASSERT_EQ(countHazards(sim, HazardKind::CrossDeviceInput), 1);
