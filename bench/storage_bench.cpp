@@ -134,7 +134,7 @@ void BM_Store_Run10000Calls(benchmark::State& state)
     static engine::runtime::MemoryTimeline timeline(256);
     static const engine::runtime::Simulation sim = [] {
         engine::runtime::SimulationOptions options;
-        options.observeMemory = [](const engine::runtime::Event& e, const engine::memory::CachingAllocator& a) {
+        options.observeMemory = [](const engine::runtime::Event& e, const engine::memory::DeviceAllocators& a) {
             timeline.observe(e.index, a);
         };
         auto r = engine::runtime::simulate(scenario(), options);

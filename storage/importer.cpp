@@ -228,7 +228,7 @@ Result<void> readScenario(const std::string& path, Payload& p, bool runPasses, b
     if (simulate) {
         auto memory = std::make_unique<engine::runtime::MemoryTimeline>();
         engine::runtime::SimulationOptions sim;
-        sim.observeMemory = [&memory](const engine::runtime::Event& e, const engine::memory::CachingAllocator& a) {
+        sim.observeMemory = [&memory](const engine::runtime::Event& e, const engine::memory::DeviceAllocators& a) {
             memory->observe(e.index, a);
         };
         auto run = engine::runtime::simulate(*s, sim);

@@ -183,7 +183,7 @@ Result<ResimulateResult> resimulate(const ResimulateRequest& request)
     engine::runtime::MemoryTimeline timeline;
     engine::runtime::SimulationOptions options;
     options.overrides = merged;
-    options.observeMemory = [&timeline](const engine::runtime::Event& e, const engine::memory::CachingAllocator& a) {
+    options.observeMemory = [&timeline](const engine::runtime::Event& e, const engine::memory::DeviceAllocators& a) {
         timeline.observe(e.index, a);
     };
     if (request.progress)

@@ -19,6 +19,8 @@ constexpr uint64_t kRoundLarge = 2ull << 20;
 // at least one 2 MiB hole so that no two segments ever touch (a block can never be mistaken for a neighbour across
 // segments) and no address is ever handed out twice.
 constexpr uint64_t kAddressBase = 0x12c000000000ull;
+// Each device's range: larger than any device's capacity times the expandable reservations it can make.
+constexpr uint64_t kDeviceAddressSpan = 1ull << 44;
 constexpr uint64_t kSegmentAlign = 2ull << 20;
 // Requests this large cannot be rounded without overflow and can never fit any plausible device.
 constexpr uint64_t kMaxRequest = 1ull << 60;
@@ -274,7 +276,7 @@ struct CachingAllocator::Impl {
     std::map<uint64_t, std::unique_ptr<Segment>> segments; ///< by head address
     std::set<FreeEntry> freeBlocks;
     std::map<PoolId, Pool> pools; ///< always holds the default pool
-    uint64_t nextAddress = kAddressBase;
+    uint64_t nextAddress = kAddressBase; ///< set from AllocatorConfig::device by the constructor
     uint64_t reserved = 0;
     uint64_t allocated = 0;
     uint64_t peakReserved = 0;
@@ -564,6 +566,7 @@ struct CachingAllocator::Impl {
     SegmentInfo info(const Segment& s) const
     {
         SegmentInfo info;
+        info.device = config->device;
         info.pool = s.pool;
         info.stream = s.stream;
         info.small = s.small;
@@ -592,6 +595,22 @@ CachingAllocator::CachingAllocator(AllocatorConfig config)
 {
     m_impl->pools[PoolId {}];
     m_impl->config = &m_config;
+    m_impl->nextAddress = deviceAddressBase(m_config.device);
+}
+
+uint64_t deviceAddressBase(int device)
+{
+    return kAddressBase + uint64_t(std::max(device, 0)) * kDeviceAddressSpan;
+}
+
+int deviceOfAddress(uint64_t address)
+{
+    return address < kAddressBase ? 0 : int((address - kAddressBase) / kDeviceAddressSpan);
+}
+
+std::string deviceName(Profile profile, int device)
+{
+    return std::string(profile == Profile::Cuda ? "cuda:" : "npu:") + std::to_string(device);
 }
 
 CachingAllocator::~CachingAllocator() = default;
@@ -653,14 +672,15 @@ Result<uint64_t> CachingAllocator::allocate(PoolId pool, StreamId stream, uint64
     // Modelled on the pre-2.2 PyTorch / torch_npu text, whose "Tried to allocate" is the segment size:
     //   "NPU out of memory. Tried to allocate 20.00 MiB (NPU 0; 64.00 GiB total capacity; 63.98 GiB already
     //    allocated; 10.00 MiB free; 63.99 GiB reserved in total by PyTorch)"
-    // CUDA reads "CUDA out of memory. ... (GPU 0; ...)". The device index is always 0: one allocator, one device.
+    // CUDA reads "CUDA out of memory. ... (GPU 0; ...)". The index is this allocator's device.
     auto oom = [&](uint64_t tried) {
         uint64_t cap = m_config.capacityBytes;
         uint64_t freeBytes = cap > d.reserved ? cap - d.reserved : 0;
         return makeError(ErrorCode::OutOfMemory,
-            std::string(api) + " out of memory. Tried to allocate " + formatSize(tried) + " (" + device + " 0; "
-                + formatSize(cap) + " total capacity; " + formatSize(d.allocated) + " already allocated; "
-                + formatSize(freeBytes) + " free; " + formatSize(d.reserved) + " reserved in total by PyTorch)");
+            std::string(api) + " out of memory. Tried to allocate " + formatSize(tried) + " (" + device + " "
+                + std::to_string(m_config.device) + "; " + formatSize(cap) + " total capacity; "
+                + formatSize(d.allocated) + " already allocated; " + formatSize(freeBytes) + " free; "
+                + formatSize(d.reserved) + " reserved in total by PyTorch)");
     };
     if (bytes >= kMaxRequest)
         return oom(bytes);

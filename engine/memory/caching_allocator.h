@@ -6,7 +6,9 @@
 /// Addresses are simulated: segments are placed at increasing 2 MiB-aligned addresses from a fixed
 /// base and never move. With expandable segments (expandableSegments), each (pool, kind, stream)
 /// reserves one virtual range that is mapped page by page; its mapped ranges are the segments, as in
-/// a snapshot. Not thread-safe; one allocator models one device.
+/// a snapshot. Not thread-safe; one allocator models one device (AllocatorConfig::device), as
+/// torch_npu keeps one DeviceCachingAllocator per device; each device's addresses lie in their own
+/// range (deviceAddressBase), so an address names its device, as a unified virtual address does.
 #include "engine/core/result.h"
 
 #include <cstdint>
@@ -47,10 +49,21 @@ struct AllocatorConfig {
     /// expandable_segments:True: one growing virtual segment per (pool, stream, pool kind), mapped
     /// in pages of 2 MiB (small) or largeSegmentSize (large), and splits that need only 512 bytes.
     bool expandableSegments = false;
+    /// The device index this allocator models: its addresses start at deviceAddressBase(device) and
+    /// its OOM text names it ("NPU 1; ...").
+    int device = 0;
     /// Pad per request: 32 on NPU, 0 on CUDA. Derived from the profile unless set.
     std::optional<uint64_t> padOverride;
     uint64_t pad() const { return padOverride ? *padOverride : (profile == Profile::Npu ? 32 : 0); }
 };
+
+/// First simulated address of device `device`'s memory: device 0 starts at the historical base, each
+/// further device 16 TiB higher, so no two devices ever share an address.
+uint64_t deviceAddressBase(int device);
+/// The device whose address range holds `address` (0 below device 0's base).
+int deviceOfAddress(uint64_t address);
+/// "npu:1" / "cuda:1": the device as str(torch.device) prints it.
+std::string deviceName(Profile profile, int device);
 
 /// Reads the options of PYTORCH_CUDA_ALLOC_CONF / PYTORCH_NPU_ALLOC_CONF (`key:value,...`) that
 /// the model knows: max_split_size_mb, max_non_split_rounding_mb, roundup_power2_divisions (a
@@ -80,6 +93,7 @@ struct BlockInfo {
 };
 
 struct SegmentInfo {
+    int device = 0; ///< the allocator's device (AllocatorConfig::device)
     PoolId pool;
     StreamId stream = 0;
     bool small = false; ///< small (<= 1 MiB) or large block pool

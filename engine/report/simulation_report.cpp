@@ -42,6 +42,16 @@ std::string capacityText(const runtime::Simulation& sim)
     return unknown ? "not recorded" : formatMiB(sim.capacityBytes);
 }
 
+namespace {
+
+/// " on npu:1" in runs on more than one device; nothing in single-device runs, which print as before.
+std::string onDevice(const runtime::Simulation& sim, int device)
+{
+    return sim.multiDevice() ? " on " + memory::deviceName(sim.profile, device) : std::string();
+}
+
+} // namespace
+
 std::string simulationText(const runtime::Simulation& sim, LogLevel minLevel)
 {
     std::string out;
@@ -64,8 +74,8 @@ std::string simulationText(const runtime::Simulation& sim, LogLevel minLevel)
         out += ", stopped by an exception at call " + std::to_string(sim.callsSimulated - 1) + ": " + sim.failure;
     out += "\n";
     for (const runtime::GraphRecord& g : sim.graphs) {
-        out += "  " + g.name + " ('" + g.id + "', pool " + g.pool.str() + "): " + std::to_string(g.allKeys.size())
-            + " keys, " + std::to_string(g.captures) + " captures, "
+        out += "  " + g.name + " ('" + g.id + "', pool " + g.pool.str() + onDevice(sim, g.device)
+            + "): " + std::to_string(g.allKeys.size()) + " keys, " + std::to_string(g.captures) + " captures, "
             + std::to_string(g.recapturesMutatedInput + g.recapturesCoreLimit + g.recapturesForce) + " recaptures, "
             + std::to_string(g.replays) + " replays, " + std::to_string(g.eagerCalls) + " eager calls"
             + (g.fallbackToEager ? ", fell back to eager at call " + std::to_string(g.fallbackCall) : "") + "\n";
@@ -76,16 +86,25 @@ std::string simulationText(const runtime::Simulation& sim, LogLevel minLevel)
     for (const runtime::PoolRecord& p : sim.pools) {
         const std::string kind = poolKindName(p, sim.origin.kind);
         const bool named = recorded ? !p.pool.isDefault() : p.custom;
-        out += "  pool " + p.pool.str() + (named ? " (" + kind + ")" : "") + ": "
+        out += "  pool " + p.pool.str() + (named ? " (" + kind + ")" : "") + onDevice(sim, p.device) + ": "
             + (unknown.empty()
                     ? "peak reserved " + formatMiB(p.peakReserved) + ", peak allocated " + formatMiB(p.peakAllocated)
                     : std::string("memory unknown"))
             + "\n";
     }
-    out += "  device: peak reserved " + (unknown.empty() ? formatMiB(sim.peakDeviceReserved) : std::string("unknown"))
-        + " of "
-        + (recorded && !sim.origin.capacityKnown ? std::string("capacity not recorded") : formatMiB(sim.capacityBytes))
-        + "\n";
+    if (sim.multiDevice()) {
+        // Capacity, peaks and OOM are each device's own.
+        for (const runtime::DeviceRecord& d : sim.devices)
+            out += "  device " + d.name + ": peak reserved "
+                + (unknown.empty() ? formatMiB(d.peakReserved) : std::string("unknown")) + " of "
+                + formatMiB(d.capacityBytes) + (d.outOfMemory ? ", out of memory" : "") + "\n";
+    } else {
+        out += "  device: peak reserved "
+            + (unknown.empty() ? formatMiB(sim.peakDeviceReserved) : std::string("unknown")) + " of "
+            + (recorded && !sim.origin.capacityKnown ? std::string("capacity not recorded")
+                                                     : formatMiB(sim.capacityBytes))
+            + "\n";
+    }
     if (!unknown.empty())
         out += "  sizes: " + unknown + "\n";
     if (!sim.files.empty()) {
@@ -109,14 +128,26 @@ std::string simulationText(const runtime::Simulation& sim, LogLevel minLevel)
 
 namespace {
 
-ordered_json poolStateJson(const runtime::PoolCallState& p)
+ordered_json poolStateJson(const runtime::PoolCallState& p, bool multiDevice)
 {
     ordered_json segs = ordered_json::array();
     for (const auto& s : p.segments)
         segs.push_back({ { "stream", s.stream }, { "block_num", s.blockNum }, { "activate_num", s.activateNum },
             { "total_size", s.totalSize }, { "allocated_size", s.allocatedSize } });
-    return { { "id", p.pool.str() }, { "block_num", p.blockNum }, { "activate_num", p.activateNum },
-        { "total_size", p.totalSize }, { "allocated_size", p.allocatedSize }, { "segments", segs } };
+    ordered_json out = { { "id", p.pool.str() } };
+    if (multiDevice)
+        out["device"] = p.device;
+    out.update({ { "block_num", p.blockNum }, { "activate_num", p.activateNum }, { "total_size", p.totalSize },
+        { "allocated_size", p.allocatedSize }, { "segments", segs } });
+    return out;
+}
+
+ordered_json deviceMemoryJson(const std::vector<runtime::DeviceMemory>& devices)
+{
+    ordered_json out = ordered_json::array();
+    for (const runtime::DeviceMemory& d : devices)
+        out.push_back({ { "device", d.device }, { "reserved_bytes", d.reserved }, { "allocated_bytes", d.allocated } });
+    return out;
 }
 
 ordered_json configValue(const config::Options& o)
@@ -174,8 +205,21 @@ std::string simulationJson(const runtime::Simulation& sim, int indent)
         { "capacity_bytes",
             recorded && !sim.origin.capacityKnown ? ordered_json() : ordered_json(sim.capacityBytes) } };
 
+    // Runs on more than one device say which device each graph, pool and call figure is on; single-device
+    // runs print exactly what they printed before devices were modelled.
+    const bool multi = sim.multiDevice();
+    if (multi) {
+        ordered_json devices = ordered_json::array();
+        for (const runtime::DeviceRecord& d : sim.devices)
+            devices.push_back({ { "index", d.index }, { "name", d.name }, { "capacity_bytes", d.capacityBytes },
+                { "peak_reserved_bytes", sim.sizesUnknown.empty() ? ordered_json(d.peakReserved) : ordered_json() },
+                { "peak_allocated_bytes", sim.sizesUnknown.empty() ? ordered_json(d.peakAllocated) : ordered_json() },
+                { "out_of_memory", d.outOfMemory } });
+        j["devices"] = devices;
+    }
+
     ordered_json graphs = ordered_json::array();
-    for (const runtime::GraphRecord& g : sim.graphs)
+    for (const runtime::GraphRecord& g : sim.graphs) {
         graphs.push_back({ { "name", g.name }, { "id", g.id }, { "pool", g.pool.str() }, { "keys", g.allKeys },
             { "captured_keys", g.keys }, { "captures", g.captures },
             { "recaptures",
@@ -184,20 +228,26 @@ std::string simulationJson(const runtime::Simulation& sim, int indent)
             { "replays", g.replays }, { "eager_calls", g.eagerCalls }, { "fallback_to_eager", g.fallbackToEager },
             { "fallback_call", g.fallbackCall >= 0 ? ordered_json(g.fallbackCall) : ordered_json() },
             { "counters", g.counters } });
+        if (multi)
+            graphs.back()["device"] = g.device;
+    }
     j["graphs"] = graphs;
 
     ordered_json pools = ordered_json::array();
-    for (const runtime::PoolRecord& p : sim.pools)
+    for (const runtime::PoolRecord& p : sim.pools) {
         pools.push_back({ { "id", p.pool.str() }, { "kind", poolKindName(p, sim.origin.kind) }, { "graphs", p.graphs },
             { "custom", p.custom }, { "peak_reserved_bytes", p.peakReserved },
             { "peak_allocated_bytes", p.peakAllocated } });
+        if (multi)
+            pools.back()["device"] = p.device;
+    }
     j["pools"] = pools;
 
     ordered_json calls = ordered_json::array();
     for (const runtime::CallRecord& c : sim.calls) {
         ordered_json ps = ordered_json::array();
         for (const auto& p : c.pools)
-            ps.push_back(poolStateJson(p));
+            ps.push_back(poolStateJson(p, multi));
         ordered_json call = { { "index", c.index }, { "graph", c.graph }, { "graph_id", c.graphId }, { "key", c.key },
             { "action", runtime::callActionName(c.action) } };
         if (!c.recaptureCause.empty())
@@ -208,6 +258,8 @@ std::string simulationJson(const runtime::Simulation& sim, int indent)
         call["pools"] = ps;
         call["device_reserved_bytes"] = c.deviceReserved;
         call["device_allocated_bytes"] = c.deviceAllocated;
+        if (multi)
+            call["devices"] = deviceMemoryJson(c.devices);
         calls.push_back(std::move(call));
     }
     j["calls"] = calls;

@@ -77,8 +77,16 @@ struct InputAction {
 
 /// Memory of one pool at one instant, as TorchAir's debug_mem_state lines show it, plus blocks.
 struct PoolSnapshot {
+    int device = 0; ///< the device whose allocator holds the pool
     memory::PoolId pool;
     std::vector<memory::SegmentInfo> segments;
+    uint64_t reserved = 0;
+    uint64_t allocated = 0;
+};
+
+/// One device's totals at one instant (runs on more than one device list them per device).
+struct DeviceMemory {
+    int device = 0;
     uint64_t reserved = 0;
     uint64_t allocated = 0;
 };
@@ -95,8 +103,10 @@ struct Event {
     int hazard = -1; ///< Hazard: index into Simulation::hazards
     /// Device memory after the event, every pool (only when SimulationOptions::recordMemory).
     std::vector<PoolSnapshot> memory;
-    uint64_t deviceReserved = 0; ///< all pools, after the event
+    uint64_t deviceReserved = 0; ///< all pools of all devices, after the event
     uint64_t deviceAllocated = 0;
+    /// Per device, after the event: only in runs that use more than one device (Simulation::devices).
+    std::vector<DeviceMemory> devices;
     /// Recorded runs: the time of the (last) trace entry of the step, microseconds as the file
     /// gives them (time_us: since the epoch on CUDA); -1 when unknown or simulated.
     int64_t timeUs = -1;

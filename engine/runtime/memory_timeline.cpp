@@ -139,13 +139,21 @@ MemoryState MemoryState::fromAllocator(const memory::CachingAllocator& allocator
     return state;
 }
 
+MemoryState MemoryState::fromAllocator(const memory::DeviceAllocators& allocators)
+{
+    MemoryState state = fromSegments(allocators.segments());
+    for (const memory::PoolId& pool : allocators.pools())
+        state.pools.insert(pool);
+    return state;
+}
+
 std::vector<PoolSnapshot> MemoryState::snapshot() const
 {
     std::vector<PoolSnapshot> out;
     std::map<memory::PoolId, size_t> index;
     for (const memory::PoolId& pool : pools) {
         index.emplace(pool, out.size());
-        out.push_back(PoolSnapshot { pool, {}, 0, 0 });
+        out.push_back(PoolSnapshot { 0, pool, {}, 0, 0 });
     }
     // Blocks lie inside their segment, so one walk of both maps in address order pairs them up.
     auto block = blocks.begin();
@@ -153,9 +161,11 @@ std::vector<PoolSnapshot> MemoryState::snapshot() const
         auto it = index.find(seg.pool);
         if (it == index.end()) { // a state built by hand without its pool: list the pool anyway
             it = index.emplace(seg.pool, out.size()).first;
-            out.push_back(PoolSnapshot { seg.pool, {}, 0, 0 });
+            out.push_back(PoolSnapshot { 0, seg.pool, {}, 0, 0 });
         }
         memory::SegmentInfo info;
+        info.device = memory::deviceOfAddress(address);
+        out[it->second].device = info.device;
         info.pool = seg.pool;
         info.stream = seg.stream;
         info.small = seg.small;
@@ -313,6 +323,11 @@ void MemoryTimeline::observe(int event, const std::vector<memory::SegmentInfo>& 
 void MemoryTimeline::observe(int event, const memory::CachingAllocator& allocator)
 {
     observe(event, MemoryState::fromAllocator(allocator));
+}
+
+void MemoryTimeline::observe(int event, const memory::DeviceAllocators& allocators)
+{
+    observe(event, MemoryState::fromAllocator(allocators));
 }
 
 bool KeyframeRule::due(size_t changes, size_t stateSize, bool poolsChanged)

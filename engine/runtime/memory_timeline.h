@@ -11,6 +11,7 @@
 /// segment and block changes never have to say anything about pools.
 #include "engine/core/result.h"
 #include "engine/memory/caching_allocator.h"
+#include "engine/memory/device_allocators.h"
 #include "engine/runtime/events.h"
 
 #include <cstdint>
@@ -56,6 +57,9 @@ struct MemoryState {
     /// The pools are those of the segments (fromAllocator also knows the empty held ones).
     static MemoryState fromSegments(const std::vector<memory::SegmentInfo>& segments);
     static MemoryState fromAllocator(const memory::CachingAllocator& allocator);
+    /// Every device's segments and pools: the devices' address ranges never overlap
+    /// (memory::deviceAddressBase), so one state holds them all and an address tells its device.
+    static MemoryState fromAllocator(const memory::DeviceAllocators& allocators);
     /// Per pool (sorted by pool id), segments in address order with their blocks and totals: what
     /// Event::memory holds when SimulationOptions::recordMemory is on.
     std::vector<PoolSnapshot> snapshot() const;
@@ -115,6 +119,7 @@ public:
     void observe(int event, const std::vector<memory::SegmentInfo>& segments);
     /// The same from the allocator itself, empty held pools included: what observeMemory passes.
     void observe(int event, const memory::CachingAllocator& allocator);
+    void observe(int event, const memory::DeviceAllocators& allocators);
     /// The same from a state already built.
     void observe(int event, MemoryState state);
     /// Event `delta.event` (the next one) as its changes, and its whole state when the caller kept

@@ -41,7 +41,7 @@ const char* ownerKindName(OwnerKind k)
 const char* hazardKindName(HazardKind k)
 {
     static const char* names[] = { "output_overwritten", "user_input_overwritten", "stale_parameter",
-        "stale_checkpoint", "recapture_storm", "fallback", "out_of_memory" };
+        "stale_checkpoint", "recapture_storm", "fallback", "out_of_memory", "cross_device_input" };
     return names[int(k)];
 }
 
@@ -55,24 +55,30 @@ namespace detail {
 
 void Simulator::recordCall(CallRecord& rec)
 {
-    for (const memory::PoolId& pool : m_alloc.pools()) {
-        if (pool.isDefault())
-            continue;
-        PoolCallState ps;
-        ps.pool = pool;
-        for (const auto& seg : m_alloc.segments(pool)) {
-            PoolCallState::Segment s { seg.stream, seg.blockNum(), seg.activeNum(), seg.totalSize, seg.allocatedSize };
-            ps.blockNum += s.blockNum;
-            ps.activateNum += s.activateNum;
-            ps.totalSize += s.totalSize;
-            ps.allocatedSize += s.allocatedSize;
-            ps.segments.push_back(s);
+    for (int device : m_devices.devices()) {
+        const memory::CachingAllocator& a = alloc(device);
+        for (const memory::PoolId& pool : a.pools()) {
+            if (pool.isDefault())
+                continue;
+            PoolCallState ps;
+            ps.device = device;
+            ps.pool = pool;
+            for (const auto& seg : a.segments(pool)) {
+                PoolCallState::Segment s { seg.stream, seg.blockNum(), seg.activeNum(), seg.totalSize,
+                    seg.allocatedSize };
+                ps.blockNum += s.blockNum;
+                ps.activateNum += s.activateNum;
+                ps.totalSize += s.totalSize;
+                ps.allocatedSize += s.allocatedSize;
+                ps.segments.push_back(s);
+            }
+            rec.pools.push_back(std::move(ps));
+            updatePeaks(device, pool);
         }
-        rec.pools.push_back(std::move(ps));
-        updatePeaks(pool);
     }
-    rec.deviceReserved = m_alloc.reservedBytes();
-    rec.deviceAllocated = m_alloc.allocatedBytes();
+    rec.deviceReserved = m_devices.reservedBytes();
+    rec.deviceAllocated = m_devices.allocatedBytes();
+    rec.devices = deviceTotals();
     rec.eventCount = int(m_sim.events.size()) - rec.firstEvent;
     m_sim.calls.push_back(std::move(rec));
 }
@@ -123,7 +129,19 @@ void Simulator::log(LogLevel level, const std::string& line, const std::string& 
 
 std::string Simulator::memState() const
 {
-    return text::memState(m_alloc);
+    return text::memState(m_devices.segments());
+}
+
+std::vector<DeviceMemory> Simulator::deviceTotals() const
+{
+    std::vector<DeviceMemory> out;
+    if (!m_multiDevice)
+        return out;
+    for (int device : m_runDevices) {
+        const memory::CachingAllocator* a = m_devices.find(device);
+        out.push_back({ device, a ? a->reservedBytes() : 0, a ? a->allocatedBytes() : 0 });
+    }
+    return out;
 }
 
 void Simulator::finishEvent()
@@ -131,34 +149,40 @@ void Simulator::finishEvent()
     if (!logging() || m_sim.events.empty())
         return;
     Event& e = m_sim.events.back();
-    e.deviceReserved = m_alloc.reservedBytes();
-    e.deviceAllocated = m_alloc.allocatedBytes();
+    e.deviceReserved = m_devices.reservedBytes();
+    e.deviceAllocated = m_devices.allocatedBytes();
+    e.devices = deviceTotals();
     if (m_options.recordMemory)
-        for (const memory::PoolId& pool : m_alloc.pools()) {
-            PoolSnapshot ps;
-            ps.pool = pool;
-            ps.segments = m_alloc.segments(pool);
-            for (const auto& s : ps.segments) {
-                ps.reserved += s.totalSize;
-                ps.allocated += s.allocatedSize;
+        for (int device : m_devices.devices())
+            for (const memory::PoolId& pool : m_devices.find(device)->pools()) {
+                PoolSnapshot ps;
+                ps.device = device;
+                ps.pool = pool;
+                ps.segments = m_devices.find(device)->segments(pool);
+                for (const auto& s : ps.segments) {
+                    ps.reserved += s.totalSize;
+                    ps.allocated += s.allocatedSize;
+                }
+                e.memory.push_back(std::move(ps));
             }
-            e.memory.push_back(std::move(ps));
-        }
     if (m_options.observeMemory)
-        m_options.observeMemory(e, m_alloc);
+        m_options.observeMemory(e, m_devices);
     m_eventOpen = false;
 }
 
-void Simulator::updatePeaks(memory::PoolId pool)
+void Simulator::updatePeaks(int device, memory::PoolId pool)
 {
-    const uint64_t reserved = m_alloc.reservedBytes();
-    const uint64_t allocated = m_alloc.allocatedBytes();
-    m_sim.peakDeviceReserved = std::max(m_sim.peakDeviceReserved, reserved);
-    m_sim.peakDeviceAllocated = std::max(m_sim.peakDeviceAllocated, allocated);
-    auto it = m_poolRecord.find(pool);
+    // Peaks are each device's own: capacity, and so OOM, is per device.
+    const memory::CachingAllocator& a = alloc(device);
+    DeviceRecord& d = m_deviceRecords[device];
+    d.peakReserved = std::max(d.peakReserved, a.reservedBytes());
+    d.peakAllocated = std::max(d.peakAllocated, a.allocatedBytes());
+    m_sim.peakDeviceReserved = std::max(m_sim.peakDeviceReserved, d.peakReserved);
+    m_sim.peakDeviceAllocated = std::max(m_sim.peakDeviceAllocated, d.peakAllocated);
+    auto it = m_poolRecord.find({ device, pool });
     if (it == m_poolRecord.end())
         return;
-    const memory::PoolTotals t = m_alloc.totals(pool);
+    const memory::PoolTotals t = a.totals(pool);
     PoolRecord& p = m_sim.pools[it->second];
     p.peakReserved = std::max(p.peakReserved, t.reserved);
     p.peakAllocated = std::max(p.peakAllocated, t.allocated);

@@ -1,4 +1,5 @@
 // Storages, capture and eager execution, and pool rollbacks of the simulated runtime.
+#include "engine/runtime/graph_device.h"
 #include "engine/runtime/simulator_impl.h"
 #include "engine/runtime/torchair_text.h"
 
@@ -54,26 +55,27 @@ memory::OwnerId Simulator::owner(
     return id;
 }
 
-uint64_t Simulator::allocate(memory::PoolId pool, int stream, uint64_t bytes, memory::OwnerId ownerId)
+uint64_t Simulator::allocate(int device, memory::PoolId pool, int stream, uint64_t bytes, memory::OwnerId ownerId)
 {
-    auto r = m_alloc.allocate(pool, stream, bytes, ownerId);
+    auto r = alloc(device).allocate(pool, stream, bytes, ownerId);
     if (!r)
         throw OutOfMemory(r.error().message);
     if (!pool.isDefault())
-        updatePeaks(pool);
+        updatePeaks(device, pool);
     return r.value();
 }
 
-int Simulator::newStorage(memory::PoolId pool, int stream, uint64_t bytes, OwnerKind kind, const std::string& graph,
-    const std::string& key, const std::string& tensor)
+int Simulator::newStorage(int device, memory::PoolId pool, int stream, uint64_t bytes, OwnerKind kind,
+    const std::string& graph, const std::string& key, const std::string& tensor)
 {
     RtStorage st;
     st.bytes = bytes;
+    st.device = device;
     st.pool = pool;
     st.label = tensor;
     if (bytes > 0) {
         st.owner = owner(kind, graph, key, tensor);
-        st.address = allocate(pool, stream, bytes, st.owner);
+        st.address = allocate(device, pool, stream, bytes, st.owner);
     }
     m_storages.push_back(std::move(st));
     const int id = int(m_storages.size()) - 1;
@@ -98,7 +100,7 @@ void Simulator::releaseRef(int storage)
     st.freed = true;
     if (st.stale || st.bytes == 0)
         return; // a stale storage's deleter is a no-op: its memory already belongs to the pool
-    mustSucceed(m_alloc.free(st.address));
+    freeBlock(st.address);
     if (!st.pool.isDefault())
         m_poolStorageAt.erase(st.address);
 }
@@ -171,6 +173,8 @@ void Simulator::bindInputs(RtGraph& g)
             continue;
         const int placeholder = a.placeholders[pos];
         const uint64_t bytes = info.constantBytes ? info.bytes : planned[a.nodeStorages[placeholder][0]];
+        // The caller's tensor lives on the device its metadata names (the graph's where it names none).
+        const int device = inputDevice(graph.nodes[placeholder].outputs[0], g.device);
         scenario::Binding b;
         if (!m_callSpec->inputs.empty()) {
             auto it = m_callSpec->inputs.find(graph.nodes[placeholder].name);
@@ -191,15 +195,15 @@ void Simulator::bindInputs(RtGraph& g)
         int s = -1;
         switch (b.kind) {
         case scenario::Binding::Kind::New:
-            s = newStorage(
-                {}, 0, bytes, info.kind, {}, {}, graph.nodes[placeholder].name + "@call" + std::to_string(m_call));
+            s = newStorage(device, {}, 0, bytes, info.kind, {}, {},
+                graph.nodes[placeholder].name + "@call" + std::to_string(m_call));
             addRef(s);
             m_callRefs.push_back(s);
             break;
         case scenario::Binding::Kind::Named: {
             auto named = m_named.find(b.name);
             if (named == m_named.end()) {
-                s = newStorage({}, 0, bytes, info.kind, {}, {}, b.name);
+                s = newStorage(device, {}, 0, bytes, info.kind, {}, {}, b.name);
                 m_storages[s].named = true;
                 addRef(s); // the caller keeps a named storage for the whole run
                 m_named[b.name] = s;
@@ -225,6 +229,7 @@ void Simulator::bindInputs(RtGraph& g)
             break;
         }
         m_args[pos] = s;
+        checkInputDevice(g, int(pos), s, b);
     }
 }
 
@@ -254,7 +259,7 @@ std::vector<int> Simulator::execute(RtGraph& g, const std::vector<int>& args, me
     auto written = [&](uint64_t address) {
         if (!writeSet || !address)
             return;
-        const auto block = m_alloc.blockAt(address);
+        const auto block = m_devices.owning(address).blockAt(address);
         writeSet->emplace_back(address, address + (block ? block->size : 0));
     };
     for (size_t i = 0; i < graph.nodes.size(); ++i) {
@@ -267,23 +272,23 @@ std::vector<int> Simulator::execute(RtGraph& g, const std::vector<int>& args, me
             if (bytes == 0)
                 continue;
             if (plan.liveUntil == INT_MAX) {
-                rt[s] = newStorage(
-                    pool, stream, bytes, eager ? OwnerKind::EagerTensor : OwnerKind::Output, g.name, key, node.name);
+                rt[s] = newStorage(g.device, pool, stream, bytes, eager ? OwnerKind::EagerTensor : OwnerKind::Output,
+                    g.name, key, node.name);
                 addr[s] = m_storages[rt[s]].address;
             } else {
-                addr[s] = allocate(
-                    pool, stream, bytes, ownerOf(i, eager ? OwnerKind::EagerTensor : OwnerKind::Intermediate));
+                addr[s] = allocate(g.device, pool, stream, bytes,
+                    ownerOf(i, eager ? OwnerKind::EagerTensor : OwnerKind::Intermediate));
             }
             written(addr[s]);
         }
         if (auto w = node.workspaceBytes.eval(syms); w && w.value() > 0) {
-            const uint64_t ws = allocate(pool, stream, uint64_t(w.value()), ownerOf(i, OwnerKind::Workspace));
+            const uint64_t ws = allocate(g.device, pool, stream, uint64_t(w.value()), ownerOf(i, OwnerKind::Workspace));
             written(ws);
-            mustSucceed(m_alloc.free(ws));
+            freeBlock(ws);
         }
         for (int s : a.freeAfter[i])
             if (addr[s] && rt[s] < 0) {
-                mustSucceed(m_alloc.free(addr[s]));
+                freeBlock(addr[s]);
                 addr[s] = 0;
             }
     }
@@ -299,7 +304,7 @@ void Simulator::capture(RtGraph& g, KeyMeta& meta)
     const GraphAnalysis& a = g.analysis;
     const Graph& graph = *g.graph;
     const SymbolValues& syms = m_callSpec->symbols;
-    m_alloc.increfPool(g.pool); // beginAllocateToPool: this capture's NPUGraph holds the pool
+    alloc(g.device).increfPool(g.pool); // beginAllocateToPool: this capture's NPUGraph holds the pool
 
     std::vector<int> args = m_args;
     std::vector<int> staging;
@@ -315,13 +320,18 @@ void Simulator::capture(RtGraph& g, KeyMeta& meta)
         ui.bytes = contiguousBytes(node.outputs[0], syms);
         const int s = m_args[pos];
         if (o.cloneInput && ui.onDevice && ui.bytes > 0) {
-            const int st = newStorage(g.pool, g.stream, ui.bytes, OwnerKind::Staging, g.name, meta.key, node.name);
+            // torch.empty_like(input) (acl_graph.py:1209) is on the input's device; only the graph's own
+            // device allocates into its pool (beginAllocateToPool is per device), another's takes its default pool.
+            const int device = s >= 0 ? m_storages[s].device : g.device;
+            const bool own = device == g.device;
+            const int st = newStorage(device, own ? g.pool : memory::PoolId {}, own ? g.stream : 0, ui.bytes,
+                OwnerKind::Staging, g.name, meta.key, node.name);
             addRef(st); // retained_userinputs
             staging.push_back(st);
             args[pos] = st;
             ui.stagingAddress = m_storages[st].address;
             ui.dataPtr = ui.stagingAddress;
-            if (const auto block = m_alloc.blockAt(ui.stagingAddress))
+            if (const auto block = m_devices.owning(ui.stagingAddress).blockAt(ui.stagingAddress))
                 meta.writeSet.emplace_back(block->address, block->address + block->size);
         } else {
             addRef(s); // retained_userinputs keeps the user's own tensor
@@ -359,8 +369,8 @@ void Simulator::capture(RtGraph& g, KeyMeta& meta)
         captured.push_back(t);
     }
     meta.outputsWeak.assign(outs.size(), -1);
-    meta.memAfterCapture = m_alloc.checkpoint(g.pool);
-    updatePeaks(g.pool);
+    meta.memAfterCapture = alloc(g.device).checkpoint(g.pool);
+    updatePeaks(g.device, g.pool);
     if (logging())
         log(LogLevel::Debug, text::afterCapturing(g.name, meta.key, g.aclGraphId, o.reuseInSameFx, memState()));
     for (int st : staging)
@@ -425,15 +435,38 @@ void Simulator::staticKernelCompile(RtGraph& g)
     log(LogLevel::Info, text::skipStaticKernel(g.name, dict, index, r + "]"));
 }
 
+void Simulator::checkInputDevice(RtGraph& g, int position, int storage, const scenario::Binding& binding)
+{
+    if (storage < 0 || m_storages[storage].bytes == 0 || m_storages[storage].device == g.device
+        || !g.crossDeviceReported.insert(position).second)
+        return;
+    const RtStorage& st = m_storages[storage];
+    const std::string input = g.graph->nodes[g.analysis.placeholders[position]].name;
+    const std::string what = binding.kind == scenario::Binding::Kind::OutputOf
+        ? "output " + std::to_string(binding.index) + " of call " + std::to_string(binding.call)
+        : "tensor '" + st.label + "'";
+    addHazard(HazardKind::CrossDeviceInput, g.name, {}, input,
+        "input " + input + " of " + g.name + " (captured on " + deviceName(g.device) + ") is " + what + ", on "
+            + deviceName(st.device)
+            + ". TorchAir checks no device: it captures on the AclGraph's device (acl_graph.py:791); with "
+              "clone_input its staging copy is torch.empty_like(input) (line 1209), on "
+            + deviceName(st.device)
+            + ", and process_input copies each call's input into it with copy_ (lines 1290-1359). Whether the "
+              "capture and replay of ops mixing two devices succeed is not modelled (eager PyTorch refuses most "
+              "such ops): the tensor stays on "
+            + deviceName(st.device) + " and the graph's own memory is on " + deviceName(g.device)
+            + ". Move the tensor with .to(\"" + deviceName(g.device) + "\") before the call.");
+}
+
 void Simulator::restorePool(RtGraph& g, const memory::PoolCheckpoint& state, const std::vector<int>& stale)
 {
-    auto r = m_alloc.restore(state);
+    auto r = alloc(g.device).restore(state);
     if (!r)
         throw OutOfMemory("internal: " + r.error().toString());
     const std::set<int> declared(stale.begin(), stale.end());
     for (auto it = m_poolStorageAt.begin(); it != m_poolStorageAt.end();) {
         RtStorage& st = m_storages[it->second];
-        if (st.pool != g.pool) {
+        if (st.pool != g.pool || st.device != g.device) {
             ++it;
             continue;
         }

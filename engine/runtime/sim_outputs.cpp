@@ -238,6 +238,7 @@ std::vector<int> Simulator::reconstructOutputs(RtGraph& g, KeyMeta& meta, CallRe
                         RtStorage st;
                         st.address = meta.outAddress[k];
                         st.bytes = meta.outBytes[k];
+                        st.device = g.device;
                         st.pool = g.pool;
                         st.label = g.analysis.outputNames[k];
                         st.stale = true; // owns no block until a deleter is attached
@@ -253,7 +254,7 @@ std::vector<int> Simulator::reconstructOutputs(RtGraph& g, KeyMeta& meta, CallRe
             if (!o.cloneOutput) {
                 // set_reconstructed_outputs_deleter: back to this key's after-capture state; the rebuilt
                 // outputs (and, with clone_input, the freshly rebuilt staging inputs) own their blocks.
-                auto r = m_alloc.restore(meta.memAfterCapture);
+                auto r = alloc(g.device).restore(meta.memAfterCapture);
                 if (!r)
                     throw OutOfMemory("internal: " + r.error().toString());
                 const std::set<uint64_t> created(r->created.begin(), r->created.end());
@@ -263,14 +264,14 @@ std::vector<int> Simulator::reconstructOutputs(RtGraph& g, KeyMeta& meta, CallRe
                     RtStorage& st = m_storages[s];
                     st.stale = false;
                     st.owner = owner(OwnerKind::Output, g.name, meta.key, st.label);
-                    mustSucceed(m_alloc.setOwner(address, st.owner));
+                    mustSucceed(alloc(g.device).setOwner(address, st.owner));
                     m_poolStorageAt[address] = s;
                     g.staleStoragesPtr.insert(s);
                 }
                 for (const auto& ui : meta.userInputs)
                     if (ui.stagingAddress && created.count(ui.stagingAddress) && !rebuilt.count(ui.stagingAddress))
-                        mustSucceed(m_alloc.free(ui.stagingAddress)); // the rebuilt staging tensor dies at once
-                updatePeaks(g.pool);
+                        freeBlock(ui.stagingAddress); // the rebuilt staging tensor dies at once
+                updatePeaks(g.device, g.pool);
                 if (logging())
                     log(LogLevel::Debug, text::afterReconstruct(g.name, meta.key, memState()));
                 log(LogLevel::Warning, text::outputOverwriteWarning(o.backend), "UserWarning");
@@ -284,8 +285,8 @@ std::vector<int> Simulator::reconstructOutputs(RtGraph& g, KeyMeta& meta, CallRe
             if (ret[k] < 0 || meta.outAliasInput[k] >= 0)
                 continue;
             const RtStorage& src = m_storages[m_tensors[ret[k]].storage];
-            const int s = newStorage(
-                {}, 0, src.bytes, OwnerKind::Output, g.name, meta.key, g.analysis.outputNames[k] + " (clone)");
+            const int s = newStorage(g.device, {}, 0, src.bytes, OwnerKind::Output, g.name, meta.key,
+                g.analysis.outputNames[k] + " (clone)");
             ret[k] = newTensor(s, g.record, meta.key, int(k));
             ++cloned;
         }

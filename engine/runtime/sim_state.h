@@ -20,6 +20,7 @@ namespace engine::runtime::detail {
 struct RtStorage {
     uint64_t address = 0;
     uint64_t bytes = 0;
+    int device = 0; ///< whose allocator holds it
     memory::PoolId pool;
     memory::OwnerId owner = memory::kNoOwner;
     std::string label;
@@ -91,6 +92,7 @@ struct RtGraph {
     std::string name; ///< graph_<N>
     int record = -1; ///< index into Simulation::graphs
     int aclGraphId = 0;
+    int device = 0; ///< AclGraph._device: its pool, captures and outputs live there
     memory::PoolId pool;
     int stream = 0;
     bool fallback = false;
@@ -102,6 +104,7 @@ struct RtGraph {
     std::map<int, int> capturedUserinputRef; ///< position -> RtStorage id (strong)
     bool stormReported = false;
     std::set<std::vector<int64_t>> staticKernelTuples; ///< symbol-value tuples run_eagerly_compile has seen
+    std::set<int> crossDeviceReported; ///< positions reported as cross_device_input
 
     KeyMeta* find(const std::string& key)
     {

@@ -1,9 +1,11 @@
 #include "engine/runtime/simulator.h"
 
+#include "engine/runtime/graph_device.h"
 #include "engine/runtime/simulator_impl.h"
 #include "engine/runtime/torchair_text.h"
 
 #include <algorithm>
+#include <cstdlib>
 
 namespace engine::runtime {
 
@@ -58,12 +60,14 @@ namespace detail {
 Simulator::Simulator(const scenario::Scenario& scenario, const SimulationOptions& options, config::Options effective)
     : m_scenario(scenario)
     , m_options(options)
-    , m_alloc([&] {
-        memory::AllocatorConfig c;
-        c.profile = scenario.device.profile;
-        c.capacityBytes = scenario.device.capacityBytes;
-        return c;
-    }())
+    , m_devices(
+          [&] {
+              memory::AllocatorConfig c;
+              c.profile = scenario.device.profile;
+              c.capacityBytes = scenario.device.capacityBytes;
+              return c;
+          }(),
+          [&scenario](int device) { return scenario.device.capacityOf(device); })
 {
     m_sim.scenarioPath = scenario.path;
     m_sim.scenarioName = scenario.name;
@@ -87,6 +91,17 @@ Simulator::Simulator(const scenario::Scenario& scenario, const SimulationOptions
                     }),
             w.end());
     }
+    // Devices the calls will use: each graph's, and those its inputs name. Known before the first call, so
+    // every event of a multi-device run lists every device.
+    for (const scenario::Call& call : scenario.calls)
+        if (const Graph* graph = scenario.graph(call.graph)) {
+            const int device = graphDevice(*graph, scenario.device.profile).index;
+            m_runDevices.insert(device);
+            for (const Node& n : graph->nodes)
+                if (n.op == NodeOp::Placeholder && !n.outputs.empty() && n.outputs[0].onDevice())
+                    m_runDevices.insert(inputDevice(n.outputs[0], device));
+        }
+    m_multiDevice = m_runDevices.size() > 1;
     for (size_t c = 0; c < scenario.calls.size(); ++c)
         for (const auto& [name, b] : scenario.calls[c].inputs)
             if (b.kind == scenario::Binding::Kind::OutputOf) {
@@ -113,8 +128,13 @@ Simulation Simulator::run()
         } catch (const OutOfMemory& oom) {
             m_sim.outOfMemory = true;
             const RtGraph* g = m_callSpec ? &graphFor(m_callSpec->graph) : nullptr;
-            const int idx
-                = addHazard(HazardKind::OutOfMemory, g ? g->name : std::string(), {}, "device memory", oom.what());
+            // The allocator's text names the device that was full ("NPU 1; ..."); so does the hazard.
+            const std::string what = oom.what();
+            const auto at = what.find(m_scenario.device.profile == memory::Profile::Cuda ? "(GPU " : "(NPU ");
+            const int full = at == std::string::npos ? (g ? g->device : 0) : std::atoi(what.c_str() + at + 5);
+            m_deviceRecords[full].outOfMemory = true;
+            const int idx = addHazard(HazardKind::OutOfMemory, g ? g->name : std::string(), {},
+                m_multiDevice ? deviceName(full) + " memory" : std::string("device memory"), what);
             beginEvent(EventKind::OutOfMemory, g, {}, oom.what());
             if (!m_sim.events.empty())
                 m_sim.events.back().hazard = idx;
@@ -132,8 +152,21 @@ Simulation Simulator::run()
     }
     for (auto& p : m_sim.pools)
         if (p.peakReserved == 0)
-            updatePeaks(p.pool);
-    m_sim.peakDeviceReserved = std::max(m_sim.peakDeviceReserved, m_alloc.peakReservedBytes());
+            updatePeaks(p.device, p.pool);
+    for (int d : m_devices.devices())
+        m_runDevices.insert(d);
+    if (m_runDevices.empty())
+        m_runDevices.insert(0);
+    for (int d : m_runDevices) {
+        DeviceRecord& r = m_deviceRecords[d];
+        r.index = d;
+        r.name = deviceName(d);
+        r.capacityBytes = m_scenario.device.capacityOf(d);
+        if (const memory::CachingAllocator* a = m_devices.find(d))
+            r.peakReserved = std::max(r.peakReserved, a->peakReservedBytes());
+        m_sim.peakDeviceReserved = std::max(m_sim.peakDeviceReserved, r.peakReserved);
+        m_sim.devices.push_back(r);
+    }
     return std::move(m_sim);
 }
 
@@ -144,6 +177,10 @@ RtGraph& Simulator::graphFor(const std::string& id)
         return m_graphs[it->second];
     RtGraph g;
     g.graph = m_scenario.graph(id);
+    const GraphDevice device = graphDevice(*g.graph, m_scenario.device.profile);
+    g.device = device.index;
+    if (!device.note.empty())
+        m_sim.assumptions.push_back(device.note);
     auto analysis = analyzeGraph(*g.graph);
     if (analysis)
         g.analysis = std::move(analysis.value());
@@ -199,30 +236,33 @@ void Simulator::compileGraph(RtGraph& g)
     GraphRecord rec;
     rec.name = g.name;
     rec.id = g.graph->id;
+    rec.device = g.device;
     rec.pool = g.pool;
     g.record = int(m_sim.graphs.size());
     m_sim.graphs.push_back(rec);
-    auto pit = m_poolRecord.find(g.pool);
+    // A private pool belongs to one device's allocator: a custom pool handle shared by graphs on two
+    // devices is two pools.
+    auto pit = m_poolRecord.find({ g.device, g.pool });
     if (pit == m_poolRecord.end()) {
         PoolRecord pr;
+        pr.device = g.device;
         pr.pool = g.pool;
         pr.custom = bool(o.customPool);
-        m_poolRecord[g.pool] = int(m_sim.pools.size());
+        pit = m_poolRecord.emplace(std::make_pair(g.device, g.pool), int(m_sim.pools.size())).first;
         m_sim.pools.push_back(pr);
-        pit = m_poolRecord.find(g.pool);
     }
     m_sim.pools[pit->second].graphs.push_back(g.name);
 
     beginEvent(EventKind::Compile, &g, {},
         "compile FX graph '" + g.graph->id + "' as " + g.name + (o.forceEager ? " (force eager: never captured)" : "")
-            + ", memory pool " + g.pool.str());
+            + ", memory pool " + g.pool.str() + (m_multiDevice ? " on " + deviceName(g.device) : std::string()));
     for (const std::string& w : o.warnings)
         logConfigWarning(w);
     if (!o.forceEager) {
         // AclGraph.compile's empty capture creates the pool; its checkpoint is _original_mem_state.
-        m_alloc.increfPool(g.pool);
+        alloc(g.device).increfPool(g.pool);
         g.tempGraphAlive = true;
-        g.original = m_alloc.checkpoint(g.pool);
+        g.original = alloc(g.device).checkpoint(g.pool);
     }
     finishEvent();
 }
@@ -489,7 +529,7 @@ bool Simulator::captureKey(RtGraph& g, const std::string& key, const std::string
     capture(g, meta);
     ++grec.captures;
     if (recapture) {
-        m_alloc.releasePool(g.pool); // the old NPUGraph is reset after the new capture
+        alloc(g.device).releasePool(g.pool); // the old NPUGraph is reset after the new capture
         const int recaptures = grec.recapturesMutatedInput + grec.recapturesCoreLimit + grec.recapturesForce;
         if (recaptures >= 3 && !g.stormReported) {
             g.stormReported = true;
@@ -502,7 +542,7 @@ bool Simulator::captureKey(RtGraph& g, const std::string& key, const std::string
         }
     }
     if (g.tempGraphAlive) {
-        m_alloc.releasePool(g.pool);
+        alloc(g.device).releasePool(g.pool);
         g.tempGraphAlive = false;
     }
     if (logging())
@@ -539,7 +579,7 @@ void Simulator::fallBack(RtGraph& g, const std::string& key)
     if (o.backend == config::Backend::NpugraphEx)
         grec.counters.erase(text::forceRecaptureCounter(g.name));
     for (auto& m : g.metas) {
-        m_alloc.releasePool(g.pool);
+        alloc(g.device).releasePool(g.pool);
         for (int t : m.retainedOutputs)
             releaseTensor(t);
         for (const auto& ui : m.userInputs)
@@ -551,10 +591,10 @@ void Simulator::fallBack(RtGraph& g, const std::string& key)
         releaseRef(s);
     g.capturedUserinputRef.clear();
     if (g.tempGraphAlive) {
-        m_alloc.releasePool(g.pool);
+        alloc(g.device).releasePool(g.pool);
         g.tempGraphAlive = false;
     }
-    m_alloc.emptyCache();
+    m_devices.emptyCache(); // torch.npu.empty_cache() releases the cache of every device used
     if (logging())
         log(LogLevel::Info, text::resetAfter(g.name, g.pool, memState()));
     const int idx = addHazard(HazardKind::Fallback, g.name, key, o.optionName("capture_limit"),

@@ -10,6 +10,7 @@
 /// between threads as std::shared_ptr<const Simulation>.
 #include "engine/config/options.h"
 #include "engine/core/result.h"
+#include "engine/memory/device_allocators.h"
 #include "engine/runtime/events.h"
 #include "engine/scenario/scenario.h"
 
@@ -27,9 +28,9 @@ struct SimulationOptions {
     /// Keep a full memory snapshot (segments and blocks of every pool) in each event. The GUI wants
     /// it; the CLI's summary and the benchmark do not.
     bool recordMemory = false;
-    /// Called after each event with the allocator as the event left it (needs recordEvents); the
-    /// project database records memory changes through it (runtime/memory_timeline.h).
-    std::function<void(const Event& event, const memory::CachingAllocator& allocator)> observeMemory;
+    /// Called after each event with the allocators (one per device used) as the event left them (needs
+    /// recordEvents); the project database records memory changes through it (runtime/memory_timeline.h).
+    std::function<void(const Event& event, const memory::DeviceAllocators& allocators)> observeMemory;
     /// Keep the event list at all (the benchmark turns it off to measure the runtime model alone).
     bool recordEvents = true;
     /// Progress (calls done, calls total) and cancel; may be empty.
@@ -44,6 +45,9 @@ enum class HazardKind {
     RecaptureStorm, ///< an FX graph keeps being recaptured
     Fallback, ///< capture limit reached: the FX graph runs eagerly from now on
     OutOfMemory, ///< the device would run out of memory
+    /// A call binds a tensor on another device than the graph's (an output of a graph on another
+    /// device, say): TorchAir checks no device; what the capture and replay do is not modelled.
+    CrossDeviceInput,
 };
 const char* hazardKindName(HazardKind k); ///< "output_overwritten", ...
 
@@ -58,6 +62,7 @@ struct Hazard {
 };
 
 struct PoolCallState {
+    int device = 0;
     memory::PoolId pool;
     int blockNum = 0;
     int activateNum = 0;
@@ -87,9 +92,10 @@ struct CallRecord {
     int inputsCopied = 0;
     uint64_t bytesCopied = 0;
     int outputsRebuilt = 0; ///< outputs re-materialised at their captured addresses
-    std::vector<PoolCallState> pools; ///< every private pool after the call
-    uint64_t deviceReserved = 0;
+    std::vector<PoolCallState> pools; ///< every private pool after the call, device by device
+    uint64_t deviceReserved = 0; ///< all devices together
     uint64_t deviceAllocated = 0;
+    std::vector<DeviceMemory> devices; ///< per device, only in runs on more than one device
     int firstEvent = 0; ///< index of its first event
     int eventCount = 0;
 };
@@ -97,6 +103,7 @@ struct CallRecord {
 struct GraphRecord {
     std::string name; ///< graph_<N>
     std::string id; ///< scenario id
+    int device = 0; ///< the device it is captured on (GraphDevice)
     memory::PoolId pool;
     std::vector<std::string> keys; ///< keys currently captured, in capture order (empty after fallback)
     std::vector<std::string> allKeys; ///< every key ever seen, in first-seen order
@@ -114,6 +121,7 @@ struct GraphRecord {
 };
 
 struct PoolRecord {
+    int device = 0; ///< a private pool belongs to one device's allocator
     memory::PoolId pool;
     std::vector<std::string> graphs; ///< TorchAir names using it
     bool custom = false;
@@ -147,6 +155,16 @@ struct RunFile {
     std::string why; ///< why it was removed, or why it was not written
 };
 
+/// One device a run used: its allocator's capacity and peaks. A single-device run has one.
+struct DeviceRecord {
+    int index = 0;
+    std::string name; ///< "npu:1"
+    uint64_t capacityBytes = 0;
+    uint64_t peakReserved = 0;
+    uint64_t peakAllocated = 0;
+    bool outOfMemory = false; ///< the run stopped because this device was full
+};
+
 struct Simulation {
     RunOrigin origin;
     std::string scenarioPath;
@@ -164,8 +182,12 @@ struct Simulation {
     std::vector<std::string> categories;
     std::vector<std::string> warnings; ///< UserWarning and WARNING texts, in order, each once
     std::vector<LogLine> log; ///< every line, in order (also split per event)
+    /// The highest peak of any one device (the device's own, in a single-device run).
     uint64_t peakDeviceReserved = 0;
     uint64_t peakDeviceAllocated = 0;
+    /// Every device the run used, by index (simulated runs; at least npu:0 once a call ran).
+    std::vector<DeviceRecord> devices;
+    bool multiDevice() const { return devices.size() > 1; }
     bool outOfMemory = false;
     bool cancelled = false;
     int callsSimulated = 0;

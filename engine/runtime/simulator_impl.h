@@ -4,6 +4,7 @@
 /// execution, rollbacks) and sim_outputs.cpp (input update, replay, outputs, hazards).
 #include "engine/memory/caching_allocator.h"
 #include "engine/runtime/cache_compile.h"
+#include "engine/memory/device_allocators.h"
 #include "engine/runtime/sim_state.h"
 
 #include <map>
@@ -35,15 +36,20 @@ private:
     void bindInputs(RtGraph& g);
     /// Bytes of every planned storage of `g` for the current call's symbols (cached).
     const std::vector<uint64_t>& storageBytes(RtGraph& g);
-    int newStorage(memory::PoolId pool, int stream, uint64_t bytes, OwnerKind kind, const std::string& graph,
-        const std::string& key, const std::string& tensor);
+    int newStorage(int device, memory::PoolId pool, int stream, uint64_t bytes, OwnerKind kind,
+        const std::string& graph, const std::string& key, const std::string& tensor);
     void addRef(int storage);
     void releaseRef(int storage);
     int newTensor(int storage, int graph, const std::string& key, int output);
     void holdTensor(int tensor);
     void releaseTensor(int tensor);
     bool tensorAlive(int tensor) const { return tensor >= 0 && m_tensors[tensor].refs > 0; }
-    uint64_t allocate(memory::PoolId pool, int stream, uint64_t bytes, memory::OwnerId owner);
+    uint64_t allocate(int device, memory::PoolId pool, int stream, uint64_t bytes, memory::OwnerId owner);
+    memory::CachingAllocator& alloc(int device) { return m_devices.at(device); }
+    /// Frees the block at `address` in the allocator of the device that owns it.
+    void freeBlock(uint64_t address) { mustSucceed(m_devices.owning(address).free(address)); }
+    /// cross_device_input, once per graph and input: the call binds a tensor on another device.
+    void checkInputDevice(RtGraph& g, int position, int storage, const scenario::Binding& binding);
     memory::OwnerId owner(OwnerKind kind, const std::string& graph, const std::string& key, const std::string& tensor);
     /// Runs the graph's nodes, allocating results in `pool`; returns the storage (RtStorage id) of
     /// every graph output, -1 for non-tensors. Records written ranges into `writeSet` if given.
@@ -74,12 +80,20 @@ private:
     bool logging() const { return m_options.recordEvents; }
     std::string memState() const;
     void finishEvent();
-    void updatePeaks(memory::PoolId pool);
+    void updatePeaks(int device, memory::PoolId pool);
+    /// Per-device totals for events and calls (empty unless the run uses more than one device).
+    std::vector<DeviceMemory> deviceTotals() const;
+    /// "npu:1"; `prefix` forms put "npu:1: " before text only in runs on more than one device.
+    std::string deviceName(int device) const { return memory::deviceName(m_scenario.device.profile, device); }
+    std::string onDevicePrefix(int device) const { return m_multiDevice ? deviceName(device) + ": " : std::string(); }
 
     const scenario::Scenario& m_scenario;
     const SimulationOptions& m_options;
     Simulation m_sim;
-    memory::CachingAllocator m_alloc;
+    memory::DeviceAllocators m_devices;
+    std::set<int> m_runDevices; ///< devices the scenario's calls use, known before the first call
+    bool m_multiDevice = false;
+    std::map<int, DeviceRecord> m_deviceRecords;
 
     std::vector<RtStorage> m_storages;
     std::vector<RtTensor> m_tensors;
@@ -88,7 +102,7 @@ private:
     std::map<std::string, int> m_graphById;
     std::map<std::tuple<int, std::string, std::string, std::string>, memory::OwnerId> m_ownerCache;
     std::map<uint64_t, int> m_poolStorageAt; ///< live pool storages by address (for rollbacks)
-    std::map<memory::PoolId, int> m_poolRecord;
+    std::map<std::pair<int, memory::PoolId>, int> m_poolRecord; ///< (device, pool) -> Simulation::pools
 
     // Caller references: tensors returned by each call, and until which call the caller holds them.
     std::vector<std::vector<int>> m_returned;

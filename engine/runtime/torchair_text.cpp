@@ -4,16 +4,16 @@
 
 namespace engine::runtime::text {
 
-std::string memState(const memory::CachingAllocator& allocator)
+std::string memState(const std::vector<memory::SegmentInfo>& segments)
 {
     std::string out;
-    for (const memory::SegmentInfo& seg : allocator.segments()) {
+    for (const memory::SegmentInfo& seg : segments) {
         if (seg.pool.isDefault())
             continue;
-        out += "\n({'device': 0}, {'stream': " + std::to_string(seg.stream) + "}, {'pool_id': " + seg.pool.str()
-            + "}, {'block_num': " + std::to_string(seg.blockNum()) + "}, {'activate_num': "
-            + std::to_string(seg.activeNum()) + "}, {'total_size': " + std::to_string(seg.totalSize)
-            + "}, {'allocated_size': " + std::to_string(seg.allocatedSize) + "})";
+        out += "\n({'device': " + std::to_string(seg.device) + "}, {'stream': " + std::to_string(seg.stream)
+            + "}, {'pool_id': " + seg.pool.str() + "}, {'block_num': " + std::to_string(seg.blockNum())
+            + "}, {'activate_num': " + std::to_string(seg.activeNum()) + "}, {'total_size': "
+            + std::to_string(seg.totalSize) + "}, {'allocated_size': " + std::to_string(seg.allocatedSize) + "})";
     }
     return out;
 }

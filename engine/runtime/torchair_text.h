@@ -15,7 +15,7 @@ using config::Backend;
 
 /// debug_mem_state(): "\n(...)\n(...)" — one line per segment of every private pool (§4.2 of the
 /// allocator reference), for use inside "{...}".
-std::string memState(const memory::CachingAllocator& allocator);
+std::string memState(const std::vector<memory::SegmentInfo>& segments);
 
 std::string findCaptured(int id, const std::string& graph, const std::string& key);
 std::string needsRecapture(const std::string& graph, const std::string& key);

@@ -27,6 +27,13 @@ struct DeviceSpec {
     int cubeCores = 24; ///< stream core limits in force before any call changes them
     int vectorCores = 48;
     double copyBytesPerSecond = 800e9; ///< device-to-device copy rate, for modelled copy times
+    /// `per_device`: device index -> its capacity where it differs from capacityBytes.
+    std::map<int, uint64_t> capacityOverride;
+    uint64_t capacityOf(int device) const
+    {
+        auto it = capacityOverride.find(device);
+        return it == capacityOverride.end() ? capacityBytes : it->second;
+    }
 };
 
 /// How a call binds one tensor input.

@@ -403,7 +403,8 @@ private:
         DeviceSpec d;
         const Json& obj = m_r.object(v, path);
         m_r.checkKeys(obj, path,
-            { "profile", "capacity_bytes", "capacity", "l2_bytes", "l2", "cube_cores", "vector_cores", "copy_gbps" });
+            { "profile", "capacity_bytes", "capacity", "l2_bytes", "l2", "cube_cores", "vector_cores", "copy_gbps",
+                "per_device" });
         if (const Json* p = JsonReader::find(obj, "profile")) {
             std::string profile = m_r.string(*p, JsonReader::key(path, "profile"));
             if (profile == "npu")
@@ -428,6 +429,24 @@ private:
             if (!(gbps > 0) || !std::isfinite(gbps))
                 m_r.fail(ErrorCode::InvalidArgument, copyPath, "expected a positive number of GB/s");
             d.copyBytesPerSecond = gbps * 1e9;
+        }
+        if (const Json* p = JsonReader::find(obj, "per_device")) {
+            const std::string perPath = JsonReader::key(path, "per_device");
+            for (const auto& [index, spec] : m_r.object(*p, perPath).items()) {
+                if (index.rfind('_', 0) == 0 || index == "comment" || index == "note")
+                    continue;
+                const std::string itemPath = JsonReader::key(perPath, index);
+                const bool digits = !index.empty() && index.size() <= 4
+                    && std::all_of(index.begin(), index.end(), [](char c) { return c >= '0' && c <= '9'; })
+                    && (index == "0" || index[0] != '0');
+                if (!digits)
+                    m_r.fail(ErrorCode::InvalidArgument, itemPath,
+                        "expected a device index such as \"1\" (for npu:1), got \"" + index + "\"");
+                const Json& item = m_r.object(spec, itemPath);
+                m_r.checkKeys(item, itemPath, { "capacity_bytes", "capacity" });
+                d.capacityOverride[std::stoi(index)]
+                    = readBytes(item, itemPath, "capacity_bytes", "capacity", d.capacityBytes);
+            }
         }
         return d;
     }

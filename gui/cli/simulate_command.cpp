@@ -119,7 +119,7 @@ int simulateCommand(const std::vector<std::string>& args, std::ostream& out, std
         }
         db = std::move(opened.value());
         options.observeMemory
-            = [&timeline](const engine::runtime::Event& e, const engine::memory::CachingAllocator& allocator) {
+            = [&timeline](const engine::runtime::Event& e, const engine::memory::DeviceAllocators& allocator) {
                   timeline.observe(e.index, allocator);
               };
     }

@@ -55,7 +55,7 @@ inline Recorded record(const std::string& path, int keyframeInterval, uint64_t c
     engine::runtime::SimulationOptions o;
     o.recordMemory = true;
     engine::runtime::MemoryTimeline* timeline = r.timeline.get();
-    o.observeMemory = [timeline](const engine::runtime::Event& e, const engine::memory::CachingAllocator& a) {
+    o.observeMemory = [timeline](const engine::runtime::Event& e, const engine::memory::DeviceAllocators& a) {
         timeline->observe(e.index, a);
     };
     auto sim = engine::runtime::simulate(scenario.value(), o);

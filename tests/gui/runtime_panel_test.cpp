@@ -42,7 +42,7 @@ bool storeSample(const std::string& project, const std::string& sample, StoredSa
     MemoryTimeline timeline(16); // small keyframe interval: most steps are rebuilt from changes
     SimulationOptions options;
     options.observeMemory
-        = [&timeline](const Event& e, const engine::memory::CachingAllocator& a) { timeline.observe(e.index, a); };
+        = [&timeline](const Event& e, const engine::memory::DeviceAllocators& a) { timeline.observe(e.index, a); };
     auto sim = simulate(*scenario, options);
     if (!sim)
         return false;
