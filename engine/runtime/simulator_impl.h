@@ -3,8 +3,8 @@
 /// spread over simulator.cpp (the call flow and keys), sim_exec.cpp (storages, capture and eager
 /// execution, rollbacks) and sim_outputs.cpp (input update, replay, outputs, hazards).
 #include "engine/memory/caching_allocator.h"
-#include "engine/runtime/cache_compile.h"
 #include "engine/memory/device_allocators.h"
+#include "engine/runtime/cache_compile.h"
 #include "engine/runtime/sim_state.h"
 
 #include <map>
