@@ -184,6 +184,12 @@ public:
         }
         if (const PyValue index = valueOf(keyOf("_vllm_aclnn_static_kernel_sym_index")); isPyInt(index))
             m_opts.staticKernelSymIndex = asInt(index);
+        if (m_opts.backend == Backend::TorchAir && !valueOf("export.export_mode").truthy()) {
+            if (const PyValue t = valueOf("debug.graph_dump.type"); t.kind == PyValue::Kind::Str)
+                m_opts.graphDumpType = t.s;
+            if (const PyValue p = valueOf("debug.graph_dump.path"); p.kind == PyValue::Kind::Str)
+                m_opts.graphDumpPath = p.s;
+        }
         addWarnings();
         return std::move(m_opts);
     }

@@ -65,6 +65,10 @@ struct Options {
     bool staticKernel = false;
     std::optional<std::vector<int64_t>> staticKernelSymRange;
     int64_t staticKernelSymIndex = 0;
+    /// debug.graph_dump.type / .path (torchair only; "" when not set): with "py" every FX graph's compile
+    /// writes its dynamo_original_graph_<N> and dynamo_optimized_graph_<N> files.
+    std::string graphDumpType;
+    std::string graphDumpPath;
 
     /// Each setting as the user wrote it, in order: (name as written, value repr), for reports.
     std::vector<std::pair<std::string, std::string>> written;

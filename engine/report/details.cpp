@@ -311,8 +311,12 @@ Detail callRow(const Simulation& sim, const runtime::CallRecord& c)
     for (const runtime::Hazard& h : sim.hazards)
         if (h.call == c.index)
             hazards.push_back(row(runtime::hazardKindName(h.kind), h.message));
-    if (!hazards.empty())
-        fields.push_back(row("hazards in this call", std::to_string(hazards.size()), std::move(hazards)));
+    if (!hazards.empty()) {
+        // The count is read before the list is moved: the order in which a call's arguments are evaluated
+        // is unspecified, and GCC moves first (the count read 0).
+        std::string count = std::to_string(hazards.size());
+        fields.push_back(row("hazards in this call", std::move(count), std::move(hazards)));
+    }
     std::string value = runtime::callActionName(c.action);
     if (!c.recaptureCause.empty())
         value += " (" + c.recaptureCause + ")";

@@ -258,6 +258,17 @@ void Simulator::compileGraph(RtGraph& g)
             + ", memory pool " + g.pool.str() + (m_multiDevice ? " on " + deviceName(g.device) : std::string()));
     for (const std::string& w : o.warnings)
         logConfigWarning(w);
+    if (o.graphDumpType == "py") {
+        // _NpuFxCompiler._gen_compiled_gm dumps the graph before the passes (T/npu_fx_compiler.py:689-690),
+        // optimize_graph_without_runtime after them (TA/fx2acl_converter.py:310-311), each to
+        // _Dump.full_path: "<path or .>/<name>_rank_<rank>_pid_<pid>_ts_<UTC timestamp>.py"
+        // (T/configs/debug_config.py:26-36). The rank is 0 without torch.distributed.
+        const std::string dir = o.graphDumpPath.empty() ? "." : o.graphDumpPath;
+        for (const std::string& name :
+            { "dynamo_original_graph_" + std::to_string(number), "dynamo_optimized_" + g.name })
+            m_sim.files.push_back({ dir + "/" + name + "_rank_0_pid_<pid>_ts_<timestamp>.py",
+                std::string("debug.graph_dump of ") + g.name + " (print_readable)", m_call, -1, {} });
+    }
     if (!o.forceEager) {
         // AclGraph.compile's empty capture creates the pool; its checkpoint is _original_mem_state.
         alloc(g.device).increfPool(g.pool);

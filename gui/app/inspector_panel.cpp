@@ -115,8 +115,8 @@ Details cacheEntryDetails(const storage::StoredCacheEntry& e)
     std::vector<Detail> log;
     for (const std::string& line : e.log)
         log.push_back(row("line", line));
-    rows.push_back(
-        row("TorchAir log", log.empty() ? "nothing printed" : std::to_string(log.size()) + " lines", std::move(log)));
+    std::string lines = log.empty() ? "nothing printed" : std::to_string(log.size()) + " lines"; // before the move
+    rows.push_back(row("TorchAir log", std::move(lines), std::move(log)));
     rows.push_back(row("graph id", e.graphId ? std::to_string(*e.graphId) : "none (py_code not read)"));
     rows.push_back(row("entry id", std::to_string(e.id)));
     return d;

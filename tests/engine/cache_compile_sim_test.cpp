@@ -235,3 +235,21 @@ TEST(CacheCompileSim, ReaderNamesThePlace)
     EXPECT_THAT(bad(with(kBase, "existing", { { "graph", "nope" } })), HasSubstr("no graph with id 'nope'"));
     EXPECT_THAT(bad(with(kBase, "world_size", 0)), HasSubstr("$.cache_compile.world_size"));
 }
+
+TEST(RunFiles, GraphDumpWritesTwoFilesPerFxGraph)
+{
+    ordered_json graphs = { tinyGraph("a"), tinyGraph("b", true, 8) };
+    ordered_json calls = { call(4, {}, 0, "a"), call(4, {}, 0, "b"), call(4, {}, 0, "a") };
+    Simulation sim
+        = run(scenario({ { "debug.graph_dump.type", "py" }, { "debug.graph_dump.path", "/tmp/d" } }, graphs, calls));
+    ASSERT_EQ(sim.files.size(), 4u);
+    EXPECT_EQ(sim.files[0].path, "/tmp/d/dynamo_original_graph_1_rank_0_pid_<pid>_ts_<timestamp>.py");
+    EXPECT_EQ(sim.files[1].path, "/tmp/d/dynamo_optimized_graph_1_rank_0_pid_<pid>_ts_<timestamp>.py");
+    EXPECT_EQ(sim.files[3].path, "/tmp/d/dynamo_optimized_graph_2_rank_0_pid_<pid>_ts_<timestamp>.py");
+    EXPECT_EQ(sim.files[2].writtenAtCall, 1);
+    // Without a path, the working directory; without the option, nothing.
+    Simulation here = run(scenario({ { "debug.graph_dump.type", "py" } }, { tinyGraph() }, { call(4) }));
+    ASSERT_EQ(here.files.size(), 2u);
+    EXPECT_EQ(here.files[0].path.rfind("./dynamo_original_graph_1_rank_0_", 0), 0u);
+    EXPECT_TRUE(run(scenario(ordered_json::object(), { tinyGraph() }, { call(4) })).files.empty());
+}

@@ -254,6 +254,8 @@ TEST(DetailsEvent, CaptureCarriesTorchAirLog)
     EXPECT_EQ(at(d.rows, { "call record", "recapture cause" }).value, "mutated_input");
     const Detail& hazards = at(d.rows, { "call record", "hazards in this call" });
     ASSERT_EQ(hazards.children.size(), 1u);
+    EXPECT_EQ(
+        hazards.value, "1"); // the count is the list's: it once read 0 (the list was moved before its size was read)
     EXPECT_EQ(hazards.children[0].key, "recapture_storm");
     EXPECT_NE(hazards.children[0].value.find("recaptured 3 times by call 7"), std::string::npos);
 
