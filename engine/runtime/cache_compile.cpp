@@ -2,6 +2,7 @@
 
 #include "engine/cache/cache_key.h"
 
+#include <algorithm>
 #include <cstdio>
 
 // Every rule below is read in Ascend/torchair fced8842, python/torchair/inference/_cache_compiler.py
