@@ -33,7 +33,8 @@ Result<Database> Database::open(const std::string& path, const OpenOptions& opti
     int flags = options.readOnly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE;
     if (options.create && !options.readOnly)
         flags |= SQLITE_OPEN_CREATE;
-    const int rc = sqlite3_open_v2(path.c_str(), &raw, flags | SQLITE_OPEN_NOMUTEX, nullptr);
+    const int rc = sqlite3_open_v2(path.c_str(), &raw,
+        flags | (options.sharedAcrossThreads ? SQLITE_OPEN_FULLMUTEX : SQLITE_OPEN_NOMUTEX), nullptr);
     Database db(raw, path);
     if (rc != SQLITE_OK)
         return db.error("cannot open the project database");

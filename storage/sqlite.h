@@ -28,6 +28,10 @@ public:
         bool create = true; ///< create the file when it does not exist
         bool readOnly = false;
         int busyTimeoutMs = 5000;
+        /// One connection used by several threads at once (the window's project session: every view
+        /// loads through it): SQLite's serialized mode (SQLITE_OPEN_FULLMUTEX) makes each call wait
+        /// for the others. Off: multi-thread mode, one thread at a time (the importers, the CLI).
+        bool sharedAcrossThreads = false;
         /// openProject runs PRAGMA quick_check on files up to this size (0: never); a damaged
         /// project is refused for writing and opened read-only with damage() set (docs/limits.md).
         uint64_t quickCheckMaxBytes = uint64_t(256) << 20;

@@ -8,6 +8,7 @@
 #include "engine/graph/graph_view.h"
 #include "engine/scenario/decoder_generator.h"
 #include "gui/app/graph_panel.h"
+#include "gui/app/project_session.h"
 #include "gui/graph/graph_canvas.h"
 #include "gui/graph/graph_view_widget.h"
 #include "storage/graph_store.h"
@@ -116,7 +117,8 @@ int main(int argc, char** argv)
     std::vector<double> ms;
     size_t folded = 0;
     for (int r = 0; r < runs; ++r) {
-        gui::GraphPanel panel;
+        gui::ProjectSession session;
+        gui::GraphPanel panel(&session);
         panel.resize(1200, 800);
         panel.show();
         QEventLoop loop;
@@ -130,7 +132,8 @@ int main(int argc, char** argv)
         QTimer::singleShot(120000, &loop, &QEventLoop::quit);
         QElapsedTimer timer;
         timer.start();
-        panel.showGraph(QString::fromStdString(project), decode);
+        session.open(QString::fromStdString(project));
+        session.select("graph", decode);
         loop.exec();
         ms.push_back(double(timer.nsecsElapsed()) / 1e6);
         folded = panel.currentView().items.size();

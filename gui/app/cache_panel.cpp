@@ -3,6 +3,7 @@
 #include "engine/cache/cache_checks.h"
 #include "engine/cache/cache_key.h"
 #include "gui/app/panel_loader.h"
+#include "gui/app/project_session.h"
 
 #include <QFileInfo>
 #include <QFontDatabase>
@@ -116,9 +117,10 @@ QString readableFor(const storage::StoredCacheEntry& e)
 
 } // namespace
 
-CachePanel::CachePanel(QWidget* parent)
+CachePanel::CachePanel(ProjectSession* session, QWidget* parent)
     : QWidget(parent)
-    , m_header(new QLabel("Pick a cache entry in the Project view."))
+    , m_header(new QLabel("A compile cache (a .torchair_cache folder, File > Import Folder...) lists its entries "
+                          "under \"Compile caches\" in the Project view: pick one to see why it hits or misses."))
     , m_tabs(new QTabWidget)
     , m_checks(makeTable("cacheChecks", { "Check", "Status", "Exception", "TorchAir's message", "Detail" }))
     , m_log(makeText("cacheLog"))
@@ -173,6 +175,9 @@ CachePanel::CachePanel(QWidget* parent)
     layout->addWidget(m_header);
     layout->addWidget(m_tabs, 1);
     connect(m_settings, &QPlainTextEdit::textChanged, this, &CachePanel::explainKey);
+    connect(session, &ProjectSession::cacheEntryLoaded, this, [this, session] {
+        showCacheEntry(session->cacheEntry(), session->cacheEntryId(), session->cacheEntryError());
+    });
 }
 
 CachePanel::~CachePanel() = default;
@@ -193,23 +198,18 @@ QColor CachePanel::statusColor(engine::cache::CacheCheck::Status status)
     return QColor(0xe4, 0xe4, 0xe4);
 }
 
-void CachePanel::showCacheEntry(const QString& dbPath, qlonglong entryId)
+void CachePanel::showCacheEntry(
+    const std::shared_ptr<const storage::StoredCacheEntry>& entry, qlonglong entryId, const QString& error)
 {
-    m_header->setText(QString("Loading cache entry %1 ...").arg(entryId));
+    m_header->setText(QString("Reading cache entry %1 ...").arg(entryId));
     using Ptr = std::shared_ptr<const Loaded>;
-    auto load = [dbPath, entryId]() -> Ptr {
+    auto load = [entry, error]() -> Ptr {
         auto out = std::make_shared<Loaded>();
-        auto db = openProjectReadOnly(dbPath);
-        if (!db) {
-            out->error = q(db.error().toString());
-            return out;
-        }
-        auto entry = storage::readCacheEntry(*db, entryId);
         if (!entry) {
-            out->error = q(entry.error().toString());
+            out->error = error;
             return out;
         }
-        out->entry = std::move(entry.value());
+        out->entry = *entry;
         out->readable = readableFor(out->entry);
         return out;
     };

@@ -17,14 +17,18 @@ class QTabWidget;
 
 namespace gui {
 
+class ProjectSession;
+
 class CachePanel : public QWidget {
     Q_OBJECT
 public:
-    explicit CachePanel(QWidget* parent = nullptr);
+    /// Shows each cache entry `session` reads.
+    explicit CachePanel(ProjectSession* session, QWidget* parent = nullptr);
     ~CachePanel() override;
 
-    /// Loads cache entry `entryId` of the project at `dbPath`; shown() follows (also on error).
-    void showCacheEntry(const QString& dbPath, qlonglong entryId);
+    /// Shows cache entry `entryId` (`entry`; null: `error` says why); shown() follows.
+    void showCacheEntry(
+        const std::shared_ptr<const storage::StoredCacheEntry>& entry, qlonglong entryId, const QString& error = {});
     /// Sets the key explanation's settings (`name=value` per line, either spelling) and re-evaluates.
     void setKeySettings(const QString& text);
     /// The settings the key explanation starts from for `entry`: npugraph_ex's key options are its

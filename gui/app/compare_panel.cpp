@@ -1,7 +1,7 @@
 #include "gui/app/compare_panel.h"
 
 #include "engine/report/run_config.h"
-#include "gui/app/panel_loader.h"
+#include "gui/app/project_session.h"
 #include "storage/resimulate.h"
 
 #include <QCheckBox>
@@ -121,7 +121,8 @@ struct RunList {
     QString error;
 };
 
-/// showRun's pair: the base run of `runId`'s scenario, -1 when there is no other run.
+/// showRun's pair: the base run of `runId`'s scenario, -1 when no other run comes from the same
+/// file (then the user picks A: a run of another source is not guessed).
 qlonglong baseRunOf(const RunList& list, qlonglong runId)
 {
     size_t at = list.runs.size();
@@ -139,26 +140,19 @@ qlonglong baseRunOf(const RunList& list, qlonglong runId)
         if (sameFile < 0)
             sameFile = list.runs[i].first;
     }
-    if (sameFile >= 0)
-        return sameFile;
-    return at > 0 ? list.runs[at - 1].first : (list.runs.size() > 1 ? list.runs[1].first : -1);
+    return sameFile;
 }
 
-std::shared_ptr<const RunList> listRunLabels(const QString& dbPath)
+std::shared_ptr<const RunList> listRunLabels(storage::Database& db)
 {
     auto out = std::make_shared<RunList>();
-    auto db = openProjectReadOnly(dbPath);
-    if (!db) {
-        out->error = QString::fromStdString(db.error().toString());
-        return out;
-    }
-    auto runs = storage::listRuns(*db);
+    auto runs = storage::listRuns(db);
     if (!runs) {
         out->error = QString::fromStdString(runs.error().toString());
         return out;
     }
     for (const storage::RunRow& row : *runs) {
-        auto overrides = storage::readRunOverrides(*db, row.id);
+        auto overrides = storage::readRunOverrides(db, row.id);
         out->runs.emplace_back(row.id, runLabel(row, overrides ? *overrides : std::vector<std::string> {}));
         out->paths.push_back(row.scenarioPath);
         out->own.push_back(overrides && !overrides->empty());
@@ -171,20 +165,17 @@ struct Compared {
     QString error;
 };
 
-Compared compareStored(const QString& dbPath, qlonglong runA, qlonglong runB)
+Compared compareStored(storage::Database& db, qlonglong runA, qlonglong runB)
 {
-    auto db = openProjectReadOnly(dbPath);
-    if (!db)
-        return { nullptr, QString::fromStdString(db.error().toString()) };
     std::string labels[2];
     std::vector<std::pair<std::string, std::string>> configs[2];
     std::optional<storage::StoredRun> runs[2];
     const qlonglong ids[2] = { runA, runB };
     for (int i = 0; i < 2; ++i) {
-        auto run = storage::readRun(*db, ids[i]);
+        auto run = storage::readRun(db, ids[i]);
         if (!run)
             return { nullptr, QString::fromStdString(run.error().toString()) };
-        auto overrides = storage::readRunOverrides(*db, ids[i]);
+        auto overrides = storage::readRunOverrides(db, ids[i]);
         if (!overrides)
             return { nullptr, QString::fromStdString(overrides.error().toString()) };
         labels[i] = runLabel(run->row, *overrides).toStdString();
@@ -207,8 +198,9 @@ QComboBox* runCombo(const char* name)
 
 } // namespace
 
-ComparePanel::ComparePanel(QWidget* parent)
+ComparePanel::ComparePanel(ProjectSession* session, QWidget* parent)
     : QWidget(parent)
+    , m_session(session)
     , m_runA(runCombo("compareRunA"))
     , m_runB(runCombo("compareRunB"))
     , m_onlyDifferences(new QCheckBox("only differences"))
@@ -251,6 +243,14 @@ ComparePanel::ComparePanel(QWidget* parent)
     connect(m_onlyDifferences, &QCheckBox::toggled, m_model, &ComparisonModel::setOnlyDifferences);
     for (QComboBox* combo : { m_runA, m_runB })
         connect(combo, QOverload<int>::of(&QComboBox::currentIndexChanged), this, [this] { compareSelected(); });
+    // The project's runs are listed whenever a project is opened; a run picked is compared with
+    // its scenario's base run.
+    connect(session, &ProjectSession::projectChanged, this, &ComparePanel::setProject);
+    connect(session, &ProjectSession::contentChanged, this, &ComparePanel::setProject);
+    connect(session, &ProjectSession::selectionChanged, this, [this](const QString& kind, qlonglong id) {
+        if (kind == "run")
+            showRun(id);
+    });
 }
 
 ComparePanel::~ComparePanel() = default;
@@ -261,68 +261,72 @@ void ComparePanel::selectRun(QComboBox* combo, qlonglong runId)
     combo->setCurrentIndex(combo->findData(runId));
 }
 
-void ComparePanel::setProject(const QString& dbPath)
+void ComparePanel::setProject()
 {
-    m_dbPath = dbPath;
     using Loaded = std::shared_ptr<const RunList>;
-    loadLatest<Loaded>(
-        this, m_listGeneration, [dbPath] { return listRunLabels(dbPath); },
+    m_session->load<Loaded>(
+        this, m_listGeneration, [](storage::Database& db) { return listRunLabels(db); },
         [this](Loaded list) {
-            const QVariant oldA = m_runA->currentData(), oldB = m_runB->currentData();
             for (QComboBox* combo : { m_runA, m_runB }) {
                 const QSignalBlocker block(combo);
                 combo->clear();
+                // Nothing is compared until both sides name a run.
+                combo->addItem(combo == m_runA ? "(pick a run to compare with)" : "(pick a run)", qlonglong(-1));
                 for (const auto& [id, label] : list->runs)
                     combo->addItem(label, id);
             }
-            const int n = int(list->runs.size());
             const qlonglong focus = m_focusRun;
             m_focusRun = -1;
-            const qlonglong base = focus >= 0 ? baseRunOf(*list, focus) : -1;
-            if (base >= 0) {
-                selectRun(m_runA, base);
+            if (focus >= 0) {
+                // B is the run picked; A its scenario's base run, or nothing when it has none.
+                selectRun(m_runA, baseRunOf(*list, focus));
                 selectRun(m_runB, focus);
             } else {
-                selectRun(m_runA,
-                    m_runA->findData(oldA) >= 0 ? oldA.toLongLong()
-                        : n >= 2                ? list->runs[size_t(n - 2)].first
-                                                : -1);
-                selectRun(m_runB,
-                    m_runB->findData(oldB) >= 0 ? oldB.toLongLong()
-                        : n >= 1                ? list->runs[size_t(n - 1)].first
-                                                : -1);
+                // The runs last compared (or asked for before the list came), where still listed.
+                selectRun(m_runA, m_runA->findData(m_pairA) > 0 ? m_pairA : -1);
+                selectRun(m_runB, m_runB->findData(m_pairB) > 0 ? m_pairB : -1);
             }
             m_error->setVisible(!list->error.isEmpty());
             m_error->setText(list->error);
             emit runsListed();
             if (!list->error.isEmpty())
                 emit failed(list->error);
-            else
+            else if (focus >= 0 || m_pairA < 0 || m_pairB < 0)
                 compareSelected();
+            // else the pair compare() was given is compared already, or being compared.
         });
 }
 
-void ComparePanel::showRun(const QString& dbPath, qlonglong runId)
+void ComparePanel::showRun(qlonglong runId)
 {
     m_focusRun = runId;
-    setProject(dbPath);
+    setProject();
 }
 
 void ComparePanel::compareSelected()
 {
-    if (m_dbPath.isEmpty() || m_runA->currentIndex() < 0 || m_runB->currentIndex() < 0)
+    const qlonglong a = m_runA->currentData().toLongLong(), b = m_runB->currentData().toLongLong();
+    if (m_runA->currentIndex() < 0 || m_runB->currentIndex() < 0 || a < 0 || b < 0) {
+        ++m_compareGeneration; // a comparison still being read is no longer wanted
+        m_model->setComparison(nullptr);
+        m_summary->setText(b >= 0 ? QString("Pick run A to compare run %1 with: no other run comes from its "
+                                            "source, so none is picked for you.")
+                                        .arg(b)
+                                  : QString("Pick two runs to compare."));
         return;
-    compare(m_dbPath, m_runA->currentData().toLongLong(), m_runB->currentData().toLongLong());
+    }
+    compare(a, b);
 }
 
-void ComparePanel::compare(const QString& dbPath, qlonglong runA, qlonglong runB)
+void ComparePanel::compare(qlonglong runA, qlonglong runB)
 {
-    m_dbPath = dbPath;
+    m_pairA = runA;
+    m_pairB = runB;
     selectRun(m_runA, runA);
     selectRun(m_runB, runB);
     m_summary->setText(QString("Comparing run %1 with run %2 ...").arg(runA).arg(runB));
-    loadLatest<Compared>(
-        this, m_compareGeneration, [dbPath, runA, runB] { return compareStored(dbPath, runA, runB); },
+    m_session->load<Compared>(
+        this, m_compareGeneration, [runA, runB](storage::Database& db) { return compareStored(db, runA, runB); },
         [this](Compared result) {
             m_error->setVisible(!result.error.isEmpty());
             m_error->setText(result.error);

@@ -17,6 +17,8 @@ class QTableView;
 
 namespace gui {
 
+class ProjectSession;
+
 /// "run N · scenario name · overrides" ("· scenario config" without overrides), as the Compare and
 /// Config tabs name a run.
 QString runLabel(const storage::RunRow& row, const std::vector<std::string>& overrides);
@@ -54,19 +56,22 @@ private:
 class ComparePanel : public QWidget {
     Q_OBJECT
 public:
-    explicit ComparePanel(QWidget* parent = nullptr);
+    /// Lists the runs of each project `session` opens, and compares each run it selects.
+    explicit ComparePanel(ProjectSession* session, QWidget* parent = nullptr);
     ~ComparePanel() override;
 
-    /// Lists the runs of the project at `dbPath` in both combo boxes (off the UI thread); runsListed()
-    /// follows. The selection is kept where the same runs are still there, else the last two runs.
-    void setProject(const QString& dbPath);
+    /// Lists the runs of the session's project in both combo boxes (off the UI thread); runsListed()
+    /// follows. The selection is kept where the same runs are still there; else nothing is picked
+    /// (each box's first item says to pick a run).
+    void setProject();
     /// Lists the project's runs and compares run `runId` (B) with its scenario's base run (A): the
     /// first other run of the same scenario file without settings of its own, else the first other
-    /// run of that file, else the run listed before it.
-    void showRun(const QString& dbPath, qlonglong runId);
-    /// Compares run `runA` with run `runB` of the project at `dbPath` (read off the UI thread);
+    /// run of that file. A run with no other run of its file is not compared with an unrelated one:
+    /// A stays unpicked and the summary says so.
+    void showRun(qlonglong runId);
+    /// Compares run `runA` with run `runB` of the session's project (read off the UI thread);
     /// compared() follows, or failed() with the error.
-    void compare(const QString& dbPath, qlonglong runA, qlonglong runB);
+    void compare(qlonglong runA, qlonglong runB);
 
     ComparisonModel* model() const { return m_model; }
     QComboBox* runA() const { return m_runA; }
@@ -81,7 +86,9 @@ private:
     void compareSelected();
     void selectRun(QComboBox* combo, qlonglong runId);
     qlonglong m_focusRun = -1; ///< showRun's run, until the list arrives
+    qlonglong m_pairA = -1, m_pairB = -1; ///< the runs compare() was last given
 
+    ProjectSession* m_session;
     QComboBox* m_runA;
     QComboBox* m_runB;
     QCheckBox* m_onlyDifferences;
@@ -89,7 +96,6 @@ private:
     QLabel* m_error;
     QTableView* m_view;
     ComparisonModel* m_model;
-    QString m_dbPath;
     int m_listGeneration = 0;
     int m_compareGeneration = 0;
 };

@@ -1,7 +1,7 @@
 // The Compiles tab (compiles_panel.h): a TORCH_TRACE's compile ids, a timeline strip and details.
 #include "gui/app/compiles_panel.h"
 
-#include "gui/app/panel_loader.h"
+#include "gui/app/project_session.h"
 #include "storage/graph_store.h"
 
 #include <QFileInfo>
@@ -172,8 +172,9 @@ private:
     int m_selected = -1;
 };
 
-CompilesPanel::CompilesPanel(QWidget* parent)
+CompilesPanel::CompilesPanel(ProjectSession* session, QWidget* parent)
     : QWidget(parent)
+    , m_session(session)
     , m_title(new QLabel)
     , m_filter(new QLineEdit)
     , m_timeline(new CompileTimeline)
@@ -227,24 +228,23 @@ CompilesPanel::CompilesPanel(QWidget* parent)
     connect(m_table, &QTableWidget::cellDoubleClicked, this, [this](int row, int) { activateRow(row); });
     m_timeline->onPick = [this](int index) { selectRow(index); };
     connect(m_split, &QSplitter::splitterMoved, this, [this] { m_userSplit = true; });
+    connect(session, &ProjectSession::projectChanged, this, &CompilesPanel::setProject);
+    connect(session, &ProjectSession::contentChanged, this, &CompilesPanel::setProject);
+    // The compile of the graph the Graph view shows is the current row.
+    connect(session, &ProjectSession::graphLoading, this, &CompilesPanel::selectCompileOfGraph);
 }
 
 CompilesPanel::~CompilesPanel() = default;
 
-void CompilesPanel::setProject(const QString& dbPath)
+void CompilesPanel::setProject()
 {
-    loadLatest<std::shared_ptr<const Loaded>>(
+    m_session->load<std::shared_ptr<const Loaded>>(
         this, m_generation,
-        [dbPath] {
+        [](storage::Database& db) {
             auto loaded = std::make_shared<Loaded>();
-            auto db = openProjectReadOnly(dbPath);
-            if (!db) {
-                loaded->error = qs(db.error().toString());
-                return std::shared_ptr<const Loaded>(loaded);
-            }
-            auto compiles = storage::readTraceCompiles(*db);
-            auto spans = storage::readTraceSpans(*db);
-            auto graphs = storage::listGraphs(*db);
+            auto compiles = storage::readTraceCompiles(db);
+            auto spans = storage::readTraceSpans(db);
+            auto graphs = storage::listGraphs(db);
             if (!compiles || !spans || !graphs) {
                 loaded->error = qs((!compiles ? compiles.error() : !spans ? spans.error() : graphs.error()).toString());
                 return std::shared_ptr<const Loaded>(loaded);

@@ -21,15 +21,17 @@ class QTextBrowser;
 namespace gui {
 
 class CompileTimeline;
+class ProjectSession;
 
 class CompilesPanel : public QWidget {
     Q_OBJECT
 public:
-    explicit CompilesPanel(QWidget* parent = nullptr);
+    /// Lists the trace compiles of each project `session` opens.
+    explicit CompilesPanel(ProjectSession* session, QWidget* parent = nullptr);
     ~CompilesPanel() override;
 
-    /// Loads every trace compile of the project at `dbPath`; shown() follows (also on error).
-    void setProject(const QString& dbPath);
+    /// Loads every trace compile of the session's project; shown() follows (also on error).
+    void setProject();
     /// Shows only the compiles whose id, group, reasons, failure, sources, symbols, guards or stack
     /// contain `text` (case-insensitive); empty shows all.
     void setFilter(const QString& text);
@@ -77,6 +79,7 @@ private:
     void showDetails(int row);
     QString detailsHtml(const storage::StoredTraceCompile& c) const;
 
+    ProjectSession* m_session;
     QLabel* m_title;
     QLineEdit* m_filter;
     CompileTimeline* m_timeline;

@@ -4,6 +4,7 @@
 #include "engine/report/run_config.h"
 #include "gui/app/compare_panel.h"
 #include "gui/app/panel_loader.h"
+#include "gui/app/project_session.h"
 #include "storage/resimulate.h"
 #include "storage/run_store.h"
 
@@ -83,7 +84,7 @@ template <class T> void setBold(T* w, bool bold)
 
 } // namespace
 
-ConfigPanel::ConfigPanel(QWidget* parent)
+ConfigPanel::ConfigPanel(ProjectSession* session, QWidget* parent)
     : QWidget(parent)
     , m_title(new QLabel("Pick a run in the Project view."))
     , m_message(new QLabel)
@@ -166,6 +167,11 @@ ConfigPanel::ConfigPanel(QWidget* parent)
         m_progress->setValue(m_job->done.load());
     });
     refreshMarks();
+    m_session = session;
+    connect(session, &ProjectSession::selectionChanged, this, [this](const QString& kind, qlonglong id) {
+        if (kind == "run")
+            showRun(id);
+    });
 }
 
 ConfigPanel::~ConfigPanel()
@@ -191,14 +197,13 @@ bool ConfigPanel::busy() const
     return m_job != nullptr;
 }
 
-void ConfigPanel::showRun(const QString& dbPath, qlonglong runId)
+void ConfigPanel::showRun(qlonglong runId)
 {
     if (m_job) {
         m_job->cancel = true;
         m_job->stale = true;
     }
     m_again = false;
-    m_dbPath = dbPath;
     m_message->hide();
     load(runId, false);
 }
@@ -212,9 +217,8 @@ void ConfigPanel::load(qlonglong runId, bool keepEdits)
     m_runId = runId;
     m_title->setText(QString("Loading run %1 ...").arg(runId));
     using Ptr = std::shared_ptr<const Loaded>;
-    const QString dbPath = m_dbPath;
-    loadLatest<Ptr>(
-        this, m_generation, [dbPath, runId] { return loadConfig(dbPath, runId); },
+    m_session->load<Ptr>(
+        this, m_generation, [runId](storage::Database& db) { return loadConfig(db, runId); },
         [this](Ptr loaded) {
             m_loaded = loaded;
             m_title->setText(loaded->error.isEmpty() ? loaded->title : QString("Run %1").arg(loaded->runId));
@@ -237,18 +241,13 @@ void ConfigPanel::load(qlonglong runId, bool keepEdits)
         });
 }
 
-std::shared_ptr<const ConfigPanel::Loaded> ConfigPanel::loadConfig(const QString& dbPath, qlonglong runId)
+std::shared_ptr<const ConfigPanel::Loaded> ConfigPanel::loadConfig(storage::Database& db, qlonglong runId)
 {
     auto out = std::make_shared<ConfigPanel::Loaded>();
     out->runId = runId;
-    auto db = openProjectReadOnly(dbPath);
-    if (!db) {
-        out->error = QString::fromStdString(db.error().toString());
-        return out;
-    }
-    auto run = storage::readRunHeader(*db, runId); // the form needs no events
+    auto run = storage::readRunHeader(db, runId); // the form needs no events
     auto overrides
-        = run ? storage::readRunOverrides(*db, runId) : storage::Result<std::vector<std::string>>(run.error());
+        = run ? storage::readRunOverrides(db, runId) : storage::Result<std::vector<std::string>>(run.error());
     if (!overrides) {
         out->error = QString::fromStdString(overrides.error().toString());
         return out;
@@ -437,7 +436,7 @@ void ConfigPanel::simulate()
     job->base = m_runId;
     job->edits = m_edits;
     storage::ResimulateRequest request;
-    request.dbPath = m_dbPath.toStdString();
+    request.dbPath = m_session->path().toStdString();
     request.baseRunId = m_runId;
     for (const QString& o : editedOverrides())
         request.overrides.push_back(o.toStdString());

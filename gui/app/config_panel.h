@@ -23,7 +23,13 @@ class QPushButton;
 class QTableWidget;
 class QTimer;
 
+namespace storage {
+class Database;
+}
+
 namespace gui {
+
+class ProjectSession;
 
 class ConfigPanel : public QWidget {
     Q_OBJECT
@@ -32,13 +38,14 @@ public:
     /// How long the form waits after an edit before it re-simulates.
     static constexpr int kSettleMs = 600;
 
-    explicit ConfigPanel(QWidget* parent = nullptr);
+    /// Shows the options of each run selected in `session`.
+    explicit ConfigPanel(ProjectSession* session, QWidget* parent = nullptr);
     /// Cancels a running re-simulation and waits for it.
     ~ConfigPanel() override;
 
-    /// Shows run `runId` of the project at `dbPath` (read off the UI thread); drops any edits.
+    /// Shows run `runId` of the session's project (read off the UI thread); drops any edits.
     /// shown() follows, and failed() too when the run cannot be read.
-    void showRun(const QString& dbPath, qlonglong runId);
+    void showRun(qlonglong runId);
 
     /// The project cannot take a new run (it is damaged, open read-only): `reason` says so above
     /// the form, whose editors are disabled; an empty reason makes the form editable again.
@@ -75,7 +82,7 @@ private:
     struct Loaded;
     struct Job;
     struct Outcome;
-    static std::shared_ptr<const Loaded> loadConfig(const QString& dbPath, qlonglong runId);
+    static std::shared_ptr<const Loaded> loadConfig(storage::Database& db, qlonglong runId);
     void load(qlonglong runId, bool keepEdits);
     void buildForm();
     void edited(int option, const QString& value);
@@ -94,7 +101,7 @@ private:
     QTimer* m_settle;
     QTimer* m_poll;
 
-    QString m_dbPath;
+    ProjectSession* m_session = nullptr;
     QString m_readOnlyReason; ///< non-empty: no re-simulation (setReadOnly)
     qlonglong m_runId = 0;
     std::shared_ptr<const Loaded> m_loaded;

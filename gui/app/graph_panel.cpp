@@ -1,6 +1,7 @@
 #include "gui/app/graph_panel.h"
 
 #include "gui/app/panel_loader.h"
+#include "gui/app/project_session.h"
 #include "gui/graph/async_layout.h"
 #include "gui/graph/graph_scene.h"
 #include "gui/graph/graph_svg.h"
@@ -58,8 +59,9 @@ QColor GraphPanel::focusColor(FocusRole role)
     return {};
 }
 
-GraphPanel::GraphPanel(QWidget* parent)
+GraphPanel::GraphPanel(ProjectSession* session, QWidget* parent)
     : QWidget(parent)
+    , m_session(session)
     , m_title(new QLabel("Pick a graph in the Project view."))
     , m_focusLine(new QLabel)
     , m_follow(new QCheckBox("Follow the stepper"))
@@ -108,6 +110,7 @@ GraphPanel::GraphPanel(QWidget* parent)
             emit focusChanged();
         }
     });
+    subscribe();
 }
 
 GraphPanel::~GraphPanel() = default;
@@ -122,41 +125,64 @@ bool GraphPanel::following() const
     return m_follow->isChecked();
 }
 
-void GraphPanel::showGraph(const QString& dbPath, qlonglong graphId)
+void GraphPanel::showGraph(qlonglong graphId)
 {
     m_pending = {};
     m_focus.clear();
     m_focusText.clear();
     m_focusLine->clear();
-    loadGraph(dbPath, graphId);
+    loadGraph(graphId);
 }
 
-void GraphPanel::loadGraph(const QString& dbPath, qlonglong graphId)
+void GraphPanel::subscribe()
+{
+    // A graph the session reads for someone else (a pick in the Project view) replaces the one
+    // shown, outlines and all; the one asked for here keeps what is pending on it.
+    connect(m_session, &ProjectSession::graphLoading, this, [this](qlonglong graphId) {
+        if (graphId == m_graphId)
+            return;
+        m_pending = {};
+        m_focus.clear();
+        m_focusText.clear();
+        m_focusLine->clear();
+        m_graphId = graphId;
+        m_title->setText(QString("Loading graph %1 ...").arg(graphId));
+    });
+    connect(m_session, &ProjectSession::graphLoaded, this, &GraphPanel::foldLoaded);
+    connect(m_session, &ProjectSession::stepChanged, this, [this](int event) { followEvent(m_session->run(), event); });
+}
+
+void GraphPanel::loadGraph(qlonglong graphId)
 {
     m_graphId = graphId;
     m_title->setText(QString("Loading graph %1 ...").arg(graphId));
+    if (m_session->graphId() == graphId && m_session->graph())
+        foldLoaded(); // read already
+    else
+        m_session->showGraph(graphId);
+}
+
+void GraphPanel::foldLoaded()
+{
+    const std::shared_ptr<const ProjectSession::StoredGraph> stored = m_session->graph();
+    if (!stored)
+        return;
+    m_graphId = stored->id;
     using Ptr = std::shared_ptr<const Loaded>;
     loadLatest<Ptr>(
         this, m_generation,
-        [dbPath, graphId]() -> Ptr {
+        [stored]() -> Ptr {
             auto out = std::make_shared<Loaded>();
-            auto db = openProjectReadOnly(dbPath);
-            if (!db) {
-                out->error = QString::fromStdString(db.error().toString());
+            if (!stored->graph) {
+                out->error = stored->error;
                 return out;
             }
-            auto g = storage::readGraph(*db, graphId);
-            if (!g) {
-                out->error = QString::fromStdString(g.error().toString());
-                return out;
-            }
-            out->graph = std::move(g.value());
-            if (auto reports = storage::readPassReports(*db, graphId))
-                for (const auto& r : *reports)
-                    for (const auto& rw : r.report.rewritten) {
-                        out->rewrittenBy[rw.node].push_back(r.report.name);
-                        out->rewritten.insert(rw.node);
-                    }
+            out->graph = *stored->graph;
+            for (const auto& r : stored->reports)
+                for (const auto& rw : r.report.rewritten) {
+                    out->rewrittenBy[rw.node].push_back(r.report.name);
+                    out->rewritten.insert(rw.node);
+                }
             // Grouped and first viewed here, off the UI thread, as the reports draw it.
             auto folded = graph::foldGraph(out->graph, out->rewritten);
             out->grouping = std::move(folded.grouping);
@@ -239,14 +265,20 @@ std::vector<std::string> GraphPanel::rewrittenBy(int node) const
     return it == m_loaded->rewrittenBy.end() ? std::vector<std::string> {} : it->second;
 }
 
-void GraphPanel::followEvent(const QString& dbPath, std::shared_ptr<const storage::StoredRun> run, int event)
+void GraphPanel::followEvent(std::shared_ptr<const storage::StoredRun> run, int event)
 {
     if (!following() || !run || event < 0 || event >= int(run->sim.events.size()))
         return;
     const auto& e = run->sim.events[size_t(event)];
     if (e.graph.empty()) { // run-level: keep the graph, drop the outlines
         m_focus.clear();
-        m_focusText = QString("event %1 · %2: no FX graph").arg(event + 1).arg(engine::runtime::eventKindName(e.kind));
+        m_focusText = m_loaded
+            ? QString("event %1 · %2: an event of the whole run, of no FX graph; %3 stays drawn, without outlines")
+                  .arg(event + 1)
+                  .arg(engine::runtime::eventKindName(e.kind), QString::fromStdString(m_loaded->graph.id))
+            : QString("event %1 · %2: an event of the whole run, of no FX graph")
+                  .arg(event + 1)
+                  .arg(engine::runtime::eventKindName(e.kind));
         m_focusLine->setText(m_focusText.toHtmlEscaped());
         applyMarks();
         emit focusChanged();
@@ -254,17 +286,25 @@ void GraphPanel::followEvent(const QString& dbPath, std::shared_ptr<const storag
     }
     const auto id = run->graphIds.find(e.graph);
     if (id == run->graphIds.end()) {
+        // Another graph left on screen would pass for this one: the canvas is emptied.
         m_focus.clear();
-        m_focusText = QString("%1 was not imported into this project: its graph cannot be drawn")
+        m_focusText = QString("event %1 · %2 was not imported into this project, so it cannot be drawn "
+                              "(import the FX graph or the scenario it came from)")
+                          .arg(event + 1)
                           .arg(QString::fromStdString(e.graph));
         m_focusLine->setText(m_focusText.toHtmlEscaped());
-        applyMarks();
+        ++m_generation; // a graph still being folded is no longer wanted
+        m_graphId = -1;
+        m_loaded.reset();
+        m_current = {};
+        m_view->setView(m_current);
+        m_title->setText(QString("%1: no graph in the project").arg(QString::fromStdString(e.graph)));
         emit focusChanged();
         return;
     }
     m_pending = { run, event, {} };
     if (id->second != m_graphId) {
-        loadGraph(dbPath, id->second);
+        loadGraph(id->second);
         return;
     }
     if (m_loaded) { // else the load under way applies it
@@ -341,13 +381,13 @@ bool GraphPanel::openAround(const QString& name)
     return opened;
 }
 
-bool GraphPanel::selectNode(const QString& dbPath, qlonglong graphId, const QString& name, bool notify)
+bool GraphPanel::selectNode(qlonglong graphId, const QString& name, bool notify)
 {
     m_selectNotify = notify;
     if (graphId != m_graphId || !m_loaded) {
         m_pending = { nullptr, -1, name };
         if (graphId != m_graphId)
-            loadGraph(dbPath, graphId);
+            loadGraph(graphId);
         return true; // selected when it arrives
     }
     if (m_loaded->graph.find(name.toStdString()) < 0)

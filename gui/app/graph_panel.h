@@ -32,24 +32,27 @@ namespace graph {
 class GraphViewWidget;
 }
 
+class ProjectSession;
+
 class GraphPanel : public QWidget {
     Q_OBJECT
 public:
-    explicit GraphPanel(QWidget* parent = nullptr);
+    /// Shows the graph `session` reads (picked in the Project view, or the stepper's), folded.
+    explicit GraphPanel(ProjectSession* session, QWidget* parent = nullptr);
     ~GraphPanel() override;
 
-    /// Loads graph `graphId` of the project at `dbPath` and shows it folded.
-    void showGraph(const QString& dbPath, qlonglong graphId);
+    /// Shows graph `graphId` of the session's project, folded, without outlines.
+    void showGraph(qlonglong graphId);
     /// Expands the group when it is folded, folds it when it is expanded.
     void toggleGroup(int groupId);
     /// Shows the FX graph event `event` of `run` belongs to and outlines the nodes it concerns.
     /// Does nothing while following is off, or for run-level events; a graph that was not imported
     /// leaves the view as it is and says so.
-    void followEvent(const QString& dbPath, std::shared_ptr<const storage::StoredRun> run, int event);
+    void followEvent(std::shared_ptr<const storage::StoredRun> run, int event);
     /// Shows graph `graphId` (when another is shown) and selects its node `name`, expanding the
     /// groups around it and centring it; emits nodeSelected when `notify`. False when it is not in
     /// the graph.
-    bool selectNode(const QString& dbPath, qlonglong graphId, const QString& name, bool notify = true);
+    bool selectNode(qlonglong graphId, const QString& name, bool notify = true);
     void setFollowing(bool on);
     bool following() const;
 
@@ -99,8 +102,12 @@ private:
     void applyMarks();
     /// Expands the groups around node `name` and marks it to be selected; true when any opened.
     bool openAround(const QString& name);
-    void loadGraph(const QString& dbPath, qlonglong graphId);
+    void subscribe();
+    void loadGraph(qlonglong graphId);
+    /// Folds the session's graph off the UI thread and shows it.
+    void foldLoaded();
 
+    ProjectSession* m_session;
     QLabel* m_title;
     QLabel* m_focusLine;
     QCheckBox* m_follow;

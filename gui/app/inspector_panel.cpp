@@ -2,7 +2,7 @@
 
 #include "engine/cache/cache_checks.h"
 #include "gui/app/inspector_model.h"
-#include "gui/app/panel_loader.h"
+#include "gui/app/project_session.h"
 
 #include <QAction>
 #include <QApplication>
@@ -122,7 +122,7 @@ Details cacheEntryDetails(const storage::StoredCacheEntry& e)
     return d;
 }
 
-InspectorPanel::InspectorPanel(QWidget* parent)
+InspectorPanel::InspectorPanel(ProjectSession* session, QWidget* parent)
     : QWidget(parent)
     , m_title(new QLabel)
     , m_pages(new QStackedWidget)
@@ -167,6 +167,21 @@ InspectorPanel::InspectorPanel(QWidget* parent)
     layout->addWidget(m_title);
     layout->addWidget(m_pages, 1);
     display({});
+    connect(session, &ProjectSession::stepChanged, this, [this, session](int event) {
+        if (const auto run = session->run(); run && event >= 0)
+            showDetails(engine::report::eventDetails(run->sim, event));
+    });
+    // A cache entry picked is shown when read, unless something else was shown meanwhile.
+    connect(session, &ProjectSession::selectionChanged, this, [this](const QString& kind, qlonglong id) {
+        if (kind == "cache_entry")
+            m_awaitedEntry = id;
+    });
+    connect(session, &ProjectSession::cacheEntryLoaded, this, [this, session] {
+        if (session->cacheEntryId() != m_awaitedEntry)
+            return;
+        m_awaitedEntry = -1;
+        showCacheEntry(session->cacheEntry(), session->cacheEntryId(), session->cacheEntryError());
+    });
 }
 
 InspectorPanel::~InspectorPanel() = default;
@@ -193,7 +208,7 @@ void InspectorPanel::display(const Details& details)
 
 void InspectorPanel::showDetails(const Details& details)
 {
-    ++m_generation; // a cache entry still loading would replace what the user picked after it
+    m_awaitedEntry = -1; // picked after the cache entry: it wins
     display(details);
     emit shown();
 }
@@ -203,31 +218,19 @@ void InspectorPanel::clear()
     showDetails({});
 }
 
-void InspectorPanel::showCacheEntry(const QString& dbPath, qlonglong entryId)
+void InspectorPanel::showCacheEntry(
+    const std::shared_ptr<const storage::StoredCacheEntry>& entry, qlonglong entryId, const QString& error)
 {
-    m_title->setText(QString("Loading cache entry %1 ...").arg(entryId));
-    m_title->setVisible(true);
-    using Ptr = std::shared_ptr<const Details>;
-    auto load = [dbPath, entryId]() -> Ptr {
-        auto error = [entryId](const storage::Error& e) {
-            Details d;
-            d.kind = "cache_entry";
-            d.title = "cache entry " + std::to_string(entryId) + " cannot be read";
-            d.rows.push_back({ "error", e.toString(), {} });
-            return std::make_shared<const Details>(std::move(d));
-        };
-        auto db = openProjectReadOnly(dbPath);
-        if (!db)
-            return error(db.error());
-        auto entry = storage::readCacheEntry(*db, entryId);
-        if (!entry)
-            return error(entry.error());
-        return std::make_shared<const Details>(cacheEntryDetails(*entry));
-    };
-    loadLatest<Ptr>(this, m_generation, load, [this](Ptr details) {
-        display(*details);
-        emit shown();
-    });
+    if (entry) {
+        display(cacheEntryDetails(*entry));
+    } else {
+        Details d;
+        d.kind = "cache_entry";
+        d.title = "cache entry " + std::to_string(entryId) + " cannot be read";
+        d.rows.push_back({ "error", error.toStdString(), {} });
+        display(d);
+    }
+    emit shown();
 }
 
 QString InspectorPanel::copyText() const

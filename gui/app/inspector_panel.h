@@ -18,6 +18,7 @@ class QTreeView;
 namespace gui {
 
 class InspectorModel;
+class ProjectSession;
 
 /// A stored cache entry as Inspector rows: path, model folder and rank, backend, func, whether
 /// TorchAir loads it and the first failed check, meta, version and Python, each check (status,
@@ -28,14 +29,16 @@ engine::report::Details cacheEntryDetails(const storage::StoredCacheEntry& entry
 class InspectorPanel : public QWidget {
     Q_OBJECT
 public:
-    explicit InspectorPanel(QWidget* parent = nullptr);
+    /// Details the session's current event at each step and each cache entry it reads; a node or
+    /// block picked in another view is shown through showDetails.
+    explicit InspectorPanel(ProjectSession* session, QWidget* parent = nullptr);
     ~InspectorPanel() override;
 
-    /// Shows `details` (an empty Details shows the empty state); drops a cache entry still loading.
+    /// Shows `details` (an empty Details shows the empty state).
     void showDetails(const engine::report::Details& details);
-    /// Reads cache entry `entryId` of the project at `dbPath` off the UI thread, then shows its
-    /// details (or the error reading it). A later show* or clear() wins over this one.
-    void showCacheEntry(const QString& dbPath, qlonglong entryId);
+    /// Shows cache entry `entryId`'s details (`entry`), or the error reading it (null `entry`).
+    void showCacheEntry(
+        const std::shared_ptr<const storage::StoredCacheEntry>& entry, qlonglong entryId, const QString& error = {});
     /// Back to the empty state ("Select a node, block, event or cache entry").
     void clear();
 
@@ -49,7 +52,7 @@ public:
 
 signals:
     /// The details (or the empty state, or a load error) are on screen: after every showDetails,
-    /// clear, and finished showCacheEntry.
+    /// clear and showCacheEntry.
     void shown();
 
 private:
@@ -60,7 +63,7 @@ private:
     QLabel* m_empty;
     QTreeView* m_view;
     InspectorModel* m_model;
-    int m_generation = 0;
+    qlonglong m_awaitedEntry = -1; ///< the cache entry picked and not yet shown (-1: none)
 };
 
 } // namespace gui

@@ -1,6 +1,7 @@
 #include "gui/app/log_panel.h"
 
 #include "gui/app/panel_loader.h"
+#include "gui/app/project_session.h"
 #include "gui/app/run_log_model.h"
 #include "storage/run_store.h"
 
@@ -24,19 +25,18 @@ struct LoadedLog {
     QString error;
 };
 
-std::shared_ptr<const LoadedLog> loadLog(const QString& dbPath, qlonglong runId)
+std::shared_ptr<const LoadedLog> loadLog(const std::shared_ptr<const storage::StoredRun>& run, const QString& error)
 {
     auto out = std::make_shared<LoadedLog>();
-    const OpenedRun run = openRun(dbPath, runId);
-    if (!run.run) {
-        out->error = run.error;
+    if (!run) {
+        out->error = error.isEmpty() ? QString("No run.") : error;
         return out;
     }
-    out->lines = runLogLines(run.run->sim.events);
+    out->lines = runLogLines(run->sim.events);
     out->title = QString("Run %1: %2, %3 events, %4 log lines")
-                     .arg(runId)
-                     .arg(QString::fromStdString(run.run->row.scenarioName))
-                     .arg(run.run->sim.events.size())
+                     .arg(run->row.id)
+                     .arg(QString::fromStdString(run->row.scenarioName))
+                     .arg(run->sim.events.size())
                      .arg(out->lines.size());
     return out;
 }
@@ -52,7 +52,7 @@ QComboBox* makeCombo(const char* name)
 
 } // namespace
 
-LogPanel::LogPanel(QWidget* parent)
+LogPanel::LogPanel(ProjectSession* session, QWidget* parent)
     : QWidget(parent)
     , m_title(new QLabel("Pick a run in the Project view."))
     , m_level(new QComboBox)
@@ -136,6 +136,11 @@ LogPanel::LogPanel(QWidget* parent)
             emit eventActivated(index.data(RunLogModel::EventRole).toInt());
     });
     updateCount();
+    connect(session, &ProjectSession::runLoading, this,
+        [this](qlonglong runId) { m_title->setText(QString("Loading run %1 ...").arg(runId)); });
+    connect(session, &ProjectSession::runLoaded, this,
+        [this, session] { showRunLog(session->run(), session->runError()); });
+    connect(session, &ProjectSession::stepChanged, this, &LogPanel::selectEvent);
 }
 
 LogPanel::~LogPanel() = default;
@@ -154,12 +159,11 @@ void LogPanel::updateCount()
     m_count->setText(QString("%1 of %2 lines").arg(m_filter->rowCount()).arg(m_model->rowCount()));
 }
 
-void LogPanel::showRunLog(const QString& dbPath, qlonglong runId)
+void LogPanel::showRunLog(std::shared_ptr<const storage::StoredRun> run, const QString& error)
 {
-    m_title->setText(QString("Loading run %1 ...").arg(runId));
     using Loaded = std::shared_ptr<const LoadedLog>;
     loadLatest<Loaded>(
-        this, m_generation, [dbPath, runId] { return loadLog(dbPath, runId); },
+        this, m_generation, [run, error] { return loadLog(run, error); },
         [this](Loaded loaded) {
             // Filters go back to "all" so that a new run never opens half hidden.
             std::set<QString> graphs, keys, kinds;

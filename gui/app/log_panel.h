@@ -3,6 +3,11 @@
 /// text), filtered by minimum level, graph, key, event kind and free text. The run is read off the
 /// UI thread; a double-clicked line reports its event, and selectEvent() scrolls to an event.
 #include <QWidget>
+#include <memory>
+
+namespace storage {
+struct StoredRun;
+}
 
 class QComboBox;
 class QLabel;
@@ -12,16 +17,18 @@ class QTableView;
 namespace gui {
 
 class RunLogFilter;
+class ProjectSession;
 class RunLogModel;
 
 class LogPanel : public QWidget {
     Q_OBJECT
 public:
-    explicit LogPanel(QWidget* parent = nullptr);
+    /// Lists the log of the session's run whenever the session has read one, and follows its step.
+    explicit LogPanel(ProjectSession* session, QWidget* parent = nullptr);
     ~LogPanel() override;
 
-    /// Loads run `runId` of the project at `dbPath`; shown() follows (also on error: the title says it).
-    void showRunLog(const QString& dbPath, qlonglong runId);
+    /// Lists `run`'s log lines (null: `error` says why); shown() follows.
+    void showRunLog(std::shared_ptr<const storage::StoredRun> run, const QString& error = {});
     /// Selects and scrolls to the first visible line of event `event` (or the next visible line after it).
     void selectEvent(int event);
 

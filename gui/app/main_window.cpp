@@ -15,6 +15,7 @@
 #include "gui/app/memory_view.h"
 #include "gui/app/passes_panel.h"
 #include "gui/app/project_model.h"
+#include "gui/app/project_session.h"
 #include "gui/app/runtime_panel.h"
 #include "storage/cache_store.h"
 #include "storage/run_store.h"
@@ -73,7 +74,8 @@ void MainWindow::buildViews()
     m_banner->setTextInteractionFlags(Qt::TextSelectableByMouse);
     m_banner->setStyleSheet("QLabel { background: #fde2e1; color: #7a1010; padding: 6px; }");
     m_banner->hide();
-    m_graphPanel = new GraphPanel;
+    m_session = new ProjectSession(this);
+    m_graphPanel = new GraphPanel(m_session);
     auto* central = new QWidget;
     auto* layout = new QVBoxLayout(central);
     layout->setContentsMargins(0, 0, 0, 0);
@@ -82,14 +84,15 @@ void MainWindow::buildViews()
     layout->addWidget(m_graphPanel, 1);
     setCentralWidget(central);
 
-    m_runtimePanel = new RuntimePanel;
-    m_logPanel = new LogPanel;
-    m_passesPanel = new PassesPanel;
-    m_cachePanel = new CachePanel;
-    m_inspector = new InspectorPanel;
-    m_configPanel = new ConfigPanel;
-    m_comparePanel = new ComparePanel;
-    m_compilesPanel = new CompilesPanel;
+    // Every view subscribes to the session: it shows the session's run, graph, cache entry and step.
+    m_runtimePanel = new RuntimePanel(m_session);
+    m_logPanel = new LogPanel(m_session);
+    m_passesPanel = new PassesPanel(m_session);
+    m_cachePanel = new CachePanel(m_session);
+    m_inspector = new InspectorPanel(m_session);
+    m_configPanel = new ConfigPanel(m_session);
+    m_comparePanel = new ComparePanel(m_session);
+    m_compilesPanel = new CompilesPanel(m_session);
 }
 
 QDockWidget* MainWindow::addDock(const QString& title, QWidget* view, Qt::DockWidgetArea area, const QKeySequence& keys)
@@ -173,11 +176,11 @@ void MainWindow::resetLayout()
 
 void MainWindow::connectViews()
 {
-    // The stepper drives the graph outlines, the inspector, the log and the status bar.
-    connect(m_runtimePanel, &RuntimePanel::stepChanged, this, &MainWindow::onStep);
-    connect(m_runtimePanel, &RuntimePanel::stepChanged, m_logPanel, &LogPanel::selectEvent);
+    // The views follow the session's step themselves (graph outlines, Inspector, Log); the window
+    // adds the status bar.
+    connect(m_session, &ProjectSession::stepChanged, this, &MainWindow::onStep);
     connect(m_logPanel, &LogPanel::eventActivated, this, [this](int event) {
-        m_runtimePanel->setStep(event);
+        m_session->setStep(event);
         m_docks["Runtime"]->raise();
     });
     connect(m_runtimePanel->memoryView(), &MemoryView::blockClicked, this,
@@ -210,20 +213,14 @@ void MainWindow::connectViews()
     connect(m_configPanel, &ConfigPanel::failed, this,
         [this](const QString& message) { statusBar()->showMessage("Not simulated: " + message, 8000); });
     // A cache entry's graph (read from its py_code) is drawn, and its passes listed.
-    connect(m_cachePanel, &CachePanel::shown, this, [this] {
-        const storage::StoredCacheEntry* entry = m_cachePanel->entry();
-        if (entry && entry->graphId) {
-            m_graphPanel->showGraph(m_projectPath, *entry->graphId);
-            m_passesPanel->showPasses(m_projectPath, *entry->graphId);
-        }
+    connect(m_session, &ProjectSession::cacheEntryLoaded, this, [this] {
+        if (const auto entry = m_session->cacheEntry(); entry && entry->graphId)
+            m_graphPanel->showGraph(*entry->graphId);
     });
     connect(m_comparePanel, &ComparePanel::failed, this,
         [this](const QString& message) { statusBar()->showMessage("Not compared: " + message, 8000); });
-    // The runs to compare are the project's: listed again whenever its outline is.
-    connect(this, &MainWindow::projectShown, this, [this] { m_comparePanel->setProject(m_projectPath); });
-    // A TORCH_TRACE's compiles: listed again with the outline; brought to the front the first time a
+    // A TORCH_TRACE's compiles (listed with each project): brought to the front the first time a
     // project shows some and has no run to step; a double-click opens the compile's graphs.
-    connect(this, &MainWindow::projectShown, this, [this] { m_compilesPanel->setProject(m_projectPath); });
     connect(m_compilesPanel, &CompilesPanel::shown, this, [this] {
         if (m_compilesPanel->compileCount() == 0 || m_compilesRaisedFor == m_projectPath)
             return;
@@ -269,36 +266,23 @@ void MainWindow::connectViews()
 
 void MainWindow::onProjectItem(const QString& kind, qlonglong id)
 {
-    if (kind == "graph" || kind == "stage" || kind == "pass_result") {
-        m_graphPanel->showGraph(m_projectPath, id);
-        m_passesPanel->showPasses(m_projectPath, id);
-        m_compilesPanel->selectCompileOfGraph(id);
-    } else if (kind == "run") {
-        m_runtimePanel->showRun(m_projectPath, id);
-        m_logPanel->showRunLog(m_projectPath, id);
-        m_configPanel->showRun(m_projectPath, id);
-        m_comparePanel->showRun(m_projectPath, id);
+    // The session reads what was picked, once, for every view that shows it.
+    m_session->select(kind, id);
+    if (kind == "run")
         m_docks["Runtime"]->raise();
-    } else if (kind == "cache_entry") {
-        m_cachePanel->showCacheEntry(m_projectPath, id);
-        m_inspector->showCacheEntry(m_projectPath, id);
+    else if (kind == "cache_entry")
         m_docks["Cache"]->raise();
-    }
 }
 
 void MainWindow::onStep(int event)
 {
-    auto run = m_runtimePanel->sharedRun();
-    if (!run || event < 0)
-        return;
-    m_graphPanel->followEvent(m_runtimePanel->dbPath(), run, event);
-    m_inspector->showDetails(engine::report::eventDetails(run->sim, event));
-    statusBar()->showMessage(m_runtimePanel->positionText());
+    if (m_session->run() && event >= 0)
+        statusBar()->showMessage(m_runtimePanel->positionText());
 }
 
 void MainWindow::onBlockClicked(int pool, int segment, int block)
 {
-    auto run = m_runtimePanel->sharedRun();
+    auto run = m_session->run();
     const auto& pools = m_runtimePanel->shown();
     if (!run || pool < 0 || pool >= int(pools.size()))
         return;
@@ -313,9 +297,11 @@ void MainWindow::onBlockClicked(int pool, int segment, int block)
     if (owner == engine::memory::kNoOwner || size_t(owner) >= run->sim.owners.size())
         return;
     const auto& info = run->sim.owners[size_t(owner)];
+    // Only in the graph on screen: the Graph view stays on the stepper's graph (the Inspector names
+    // the block's graph).
     const auto graph = run->graphIds.find(info.graph);
-    if (graph != run->graphIds.end())
-        m_graphPanel->selectNode(m_runtimePanel->dbPath(), graph->second, QString::fromStdString(info.tensor), false);
+    if (graph != run->graphIds.end() && graph->second == m_graphPanel->graphId())
+        m_graphPanel->selectNode(graph->second, QString::fromStdString(info.tensor), false);
 }
 
 void MainWindow::buildStepMenu(QMenu* menu)

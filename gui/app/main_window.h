@@ -34,6 +34,7 @@ class InspectorPanel;
 class LogPanel;
 class PassesPanel;
 class ProjectModel;
+class ProjectSession;
 class ReportExport;
 class RuntimePanel;
 
@@ -72,6 +73,8 @@ public:
     QString bannerText() const;
 
     ProjectModel* projectModel() const { return m_projectModel; }
+    /// The open project and what is selected in it: what every view shows.
+    ProjectSession* session() const { return m_session; }
     GraphPanel* graphPanel() const { return m_graphPanel; }
     RuntimePanel* runtimePanel() const { return m_runtimePanel; }
     CachePanel* cachePanel() const { return m_cachePanel; }
@@ -117,6 +120,7 @@ private:
     QDockWidget* addDock(const QString& title, QWidget* view, Qt::DockWidgetArea area, const QKeySequence& keys);
     void resetLayout();
 
+    ProjectSession* m_session = nullptr;
     QLabel* m_banner = nullptr;
     GraphPanel* m_graphPanel = nullptr;
     RuntimePanel* m_runtimePanel = nullptr;

@@ -10,6 +10,7 @@
 #include "gui/app/panel_loader.h"
 #include "gui/app/passes_panel.h"
 #include "gui/app/project_model.h"
+#include "gui/app/project_session.h"
 #include "gui/app/report_export.h"
 #include "gui/app/runtime_panel.h"
 #include "gui/graph/graph_view_widget.h"
@@ -280,6 +281,12 @@ void MainWindow::reloadOutline()
                               "new run, so the options cannot be changed here. Import its sources into a new "
                               "project to simulate them again.")
                     : QString());
+            // The session opens each project once (its connection sees later imports); a project
+            // already open is only refreshed, for the views that list what it holds.
+            if (m_session->path() != m_projectPath || !m_session->db())
+                m_session->open(o.error.isEmpty() || m_projectReadOnly ? m_projectPath : QString());
+            else
+                m_session->refresh();
             if (!o.error.isEmpty()) {
                 showBanner(m_projectReadOnly ? damage + "\nReading it failed: " + o.error : o.error);
                 m_projectModel->setOutline({});

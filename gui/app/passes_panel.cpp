@@ -1,7 +1,7 @@
 #include "gui/app/passes_panel.h"
 
 #include "engine/graph/graph_diff.h"
-#include "gui/app/panel_loader.h"
+#include "gui/app/project_session.h"
 
 #include <QComboBox>
 #include <QFontDatabase>
@@ -72,8 +72,9 @@ QTreeWidget* makeTree(const char* name, const QStringList& headers)
 
 } // namespace
 
-PassesPanel::PassesPanel(QWidget* parent)
+PassesPanel::PassesPanel(ProjectSession* session, QWidget* parent)
     : QWidget(parent)
+    , m_session(session)
     , m_title(new QLabel("Pick a graph in the Project view."))
     , m_tabs(new QTabWidget)
     , m_table(new QTableWidget(0, 9))
@@ -139,40 +140,36 @@ PassesPanel::PassesPanel(QWidget* parent)
     auto compare = [this] { compareStages(m_from->currentIndex(), m_to->currentIndex()); };
     connect(m_from, QOverload<int>::of(&QComboBox::currentIndexChanged), this, compare);
     connect(m_to, QOverload<int>::of(&QComboBox::currentIndexChanged), this, compare);
+    // The passes of the graph the Graph view shows, whoever asked for it.
+    connect(session, &ProjectSession::graphLoaded, this, &PassesPanel::showPasses);
 }
 
 PassesPanel::~PassesPanel() = default;
 
-void PassesPanel::showPasses(const QString& dbPath, qlonglong graphId)
+void PassesPanel::showPasses()
 {
-    m_title->setText(QString("Loading the passes of graph %1 ...").arg(graphId));
+    const std::shared_ptr<const ProjectSession::StoredGraph> stored = m_session->graph();
+    if (!stored)
+        return;
+    m_title->setText(QString("Loading the passes of graph %1 ...").arg(stored->id));
     using Ptr = std::shared_ptr<const Loaded>;
-    auto load = [dbPath, graphId]() -> Ptr {
+    // The graph and its reports come from the session; the stage graphs are read here.
+    auto load = [stored](storage::Database& db) -> Ptr {
         auto out = std::make_shared<Loaded>();
-        auto db = openProjectReadOnly(dbPath);
-        if (!db) {
-            out->error = q(db.error().toString());
+        if (!stored->graph) {
+            out->error = stored->error;
             return out;
         }
-        auto input = storage::readGraph(*db, graphId);
-        if (!input) {
-            out->error = q(input.error().toString());
-            return out;
-        }
-        auto reports = storage::readPassReports(*db, graphId);
-        if (!reports) {
-            out->error = q(reports.error().toString());
-            return out;
-        }
-        out->reports = std::move(reports.value());
+        const engine::Graph* input = stored->graph.get();
+        out->reports = stored->reports;
         const QString name = q(input->id);
-        out->stages.push_back({ QString("input: %1 (%2 nodes)").arg(name).arg(input->nodes.size()),
-            std::make_shared<const engine::Graph>(std::move(input.value())), {} });
+        out->stages.push_back(
+            { QString("input: %1 (%2 nodes)").arg(name).arg(input->nodes.size()), stored->graph, {} });
         for (const auto& r : out->reports) {
             if (!r.resultGraphId)
                 continue;
             Stage stage;
-            auto g = storage::readGraph(*db, *r.resultGraphId);
+            auto g = storage::readGraph(db, *r.resultGraphId);
             stage.label = QString("after %1").arg(q(r.report.name));
             if (g) {
                 stage.label += QString(" (%1 nodes)").arg(g->nodes.size());
@@ -187,7 +184,7 @@ void PassesPanel::showPasses(const QString& dbPath, qlonglong graphId)
             : QString("%1: %2 passes, %3 stage graphs").arg(name).arg(out->reports.size()).arg(out->stages.size());
         return out;
     };
-    loadLatest<Ptr>(this, m_generation, load, [this](Ptr loaded) {
+    m_session->load<Ptr>(this, m_generation, load, [this](Ptr loaded) {
         m_loaded = loaded;
         fill();
         emit shown();

@@ -20,15 +20,18 @@ class QTreeWidget;
 
 namespace gui {
 
+class ProjectSession;
+
 class PassesPanel : public QWidget {
     Q_OBJECT
 public:
-    explicit PassesPanel(QWidget* parent = nullptr);
+    /// Lists the pass reports of each graph `session` reads (the Project view's pick).
+    explicit PassesPanel(ProjectSession* session, QWidget* parent = nullptr);
     ~PassesPanel() override;
 
-    /// Loads the pass reports and stages of graph `graphId` of the project at `dbPath`; shown()
-    /// follows (also on error, or when the graph has no reports: the title says so).
-    void showPasses(const QString& dbPath, qlonglong graphId);
+    /// Lists the pass reports and stages of the session's graph; shown() follows (also on error,
+    /// or when the graph has no reports: the title says so).
+    void showPasses();
     /// Selects pass report `row` (its changes and log lines are listed).
     void selectPass(int row);
     /// Compares stage `from` with stage `to` (indices into the Diff tab's combo boxes: 0 is the
@@ -60,6 +63,7 @@ private:
     };
     void fill();
 
+    ProjectSession* m_session;
     QLabel* m_title;
     QTabWidget* m_tabs;
     QTableWidget* m_table;

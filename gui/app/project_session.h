@@ -6,19 +6,19 @@
 /// views subscribe to the signals and never open the project themselves, so they stay in step by
 /// construction: a view that shows a run shows the session's run, at the session's step.
 ///
-/// Background work has one mechanism, load(): a job on the thread pool that reads through the
-/// session's connection, whose result reaches the caller's thread only while it is still the newest
-/// job of its kind and the project is still the one it was read from.
+/// Background work has one mechanism, loadLatest (gui/app/panel_loader.h): a job on the thread pool
+/// whose result reaches the caller's thread only while it is still the newest job of its kind.
+/// load() is that job reading through the session's connection, dropped as well when another
+/// project was opened since.
+#include "gui/app/panel_loader.h"
 #include "storage/cache_store.h"
+#include "storage/graph_store.h"
 #include "storage/project_db.h"
 #include "storage/run_store.h"
 
-#include <QFutureWatcher>
 #include <QObject>
 #include <QPointer>
 #include <QString>
-#include <QtConcurrent>
-#include <atomic>
 #include <memory>
 #include <utility>
 
@@ -50,9 +50,13 @@ public:
     /// Bumped by each open(): a load started on an older project is dropped.
     int projectGeneration() const { return m_projectGeneration; }
 
+    /// The project's content changed (an import, a new run): contentChanged follows, for the views
+    /// that list what the project holds. What is selected stays as it was read.
+    void refresh() { emit contentChanged(); }
+
     /// Makes `kind`/`id` the selection: a run is read (runLoaded follows), a cache entry is read
-    /// (cacheEntryLoaded follows); graphs ("graph", "stage", "pass_result") are announced by
-    /// graphSelected. Selecting what is already selected does nothing.
+    /// (cacheEntryLoaded follows), a graph ("graph", "stage", "pass_result") is read with its pass
+    /// reports (graphLoaded follows). Selecting what is already selected does nothing.
     void select(const QString& kind, qlonglong id);
     Selection selection() const { return m_selection; }
 
@@ -70,8 +74,20 @@ public:
     void setStep(int event);
     int eventCount() const;
 
+    /// A graph as read once for every view that shows it: the graph and its pass reports.
+    struct StoredGraph {
+        qlonglong id = -1;
+        std::shared_ptr<const engine::Graph> graph; ///< null when it could not be read
+        std::vector<storage::StoredPassReport> reports;
+        QString error;
+    };
     /// The graph selected last (graphs.id), -1 when none.
     qlonglong graphId() const { return m_graphId; }
+    /// The graph selected last, null before it is read.
+    std::shared_ptr<const StoredGraph> graph() const { return m_graph; }
+    /// Reads graph `id` (a graph of the selected run, say) without changing the selection: the
+    /// Graph view follows the stepper into it. graphLoaded follows; selecting it later reuses it.
+    void showGraph(qlonglong id);
     /// The cache entry selected last, null before it is read or when reading it failed.
     std::shared_ptr<const storage::StoredCacheEntry> cacheEntry() const { return m_cacheEntry; }
     QString cacheEntryError() const { return m_cacheEntryError; }
@@ -80,41 +96,28 @@ public:
     /// Runs `work(storage::Database&)` (returning T) on the thread pool with the session's
     /// connection and calls `done(T)` on `owner`'s thread, unless another load on the same
     /// `generation` counter (a member of `owner`) started since or another project was opened.
-    /// With no project open, `work` is not run and nothing follows: `fail(QString)` is called
-    /// instead when given.
+    /// With no project open, `work` is not run and nothing follows.
     template <class T, class Work, class Done> void load(QObject* owner, int& generation, Work work, Done done)
     {
-        const int mine = ++generation;
-        if (!m_db)
+        if (!m_db) {
+            ++generation; // drops a load of the project before
             return;
+        }
         const int project = m_projectGeneration;
-        auto db = m_db;
-        auto* watcher = new QFutureWatcher<T>(owner);
         QPointer<ProjectSession> self(this);
-        auto jobs = m_jobs;
-        ++*jobs;
-        QObject::connect(
-            watcher, &QFutureWatcher<T>::finished, owner, [watcher, mine, project, &generation, self, done] {
-                T result = watcher->result();
-                watcher->deleteLater();
-                if (mine == generation && self && self->m_projectGeneration == project)
+        loadLatest<T>(
+            owner, generation, [db = m_db, work]() -> T { return work(*db); },
+            [self, project, done](T result) {
+                if (self && self->m_projectGeneration == project)
                     done(std::move(result));
             });
-        watcher->setFuture(QtConcurrent::run([db, work, jobs]() -> T {
-            struct Done {
-                std::atomic<int>& jobs;
-                ~Done() { --jobs; }
-            } count { *jobs };
-            return work(*db);
-        }));
     }
-
-    /// Whether a job started by load() is still running (the benches wait for none).
-    bool busy() const { return *m_jobs > 0; }
 
 signals:
     /// Another project was opened (or the open failed: error()).
     void projectChanged();
+    /// The open project holds more than before (refresh()).
+    void contentChanged();
     /// The selection changed (kind, id); what it loads follows in its own signal.
     void selectionChanged(const QString& kind, qlonglong id);
     /// A run is being read (the views may grey what they show).
@@ -123,13 +126,20 @@ signals:
     /// and stepChanged follows.
     void runLoaded();
     void stepChanged(int event);
-    /// A graph was selected in the project (graphs.id).
-    void graphSelected(qlonglong graphId);
+    /// A graph is being read (graphs.id): selected in the project, or shown for the stepper.
+    void graphLoading(qlonglong graphId);
+    /// The graph (or the error reading it) is ready: graph().
+    void graphLoaded();
     /// The cache entry (or the error reading it) is ready: cacheEntry() / cacheEntryError().
     void cacheEntryLoaded();
 
 private:
     void readRun(qlonglong id);
+    /// Why nothing can be read: the open's error, or that no project is open.
+    QString noProject() const;
+    /// Runs `f` on this thread after the caller returns, unless `generation` moved on meanwhile:
+    /// what a failed load reports, in the order a load would.
+    template <class F> void later(int& generation, F f);
 
     QString m_path;
     QString m_error;
@@ -142,11 +152,12 @@ private:
     int m_step = -1;
     int m_runGeneration = 0;
     qlonglong m_graphId = -1;
+    std::shared_ptr<const StoredGraph> m_graph;
+    int m_graphGeneration = 0;
     std::shared_ptr<const storage::StoredCacheEntry> m_cacheEntry;
     qlonglong m_cacheEntryId = -1;
     QString m_cacheEntryError;
     int m_cacheGeneration = 0;
-    std::shared_ptr<std::atomic<int>> m_jobs = std::make_shared<std::atomic<int>>(0);
 };
 
 } // namespace gui

@@ -3,7 +3,7 @@
 #include "gui/app/memory_breakdown.h"
 #include "gui/app/memory_chart.h"
 #include "gui/app/memory_view.h"
-#include "gui/app/panel_loader.h"
+#include "gui/app/project_session.h"
 #include "storage/project_db.h"
 
 #include <QHBoxLayout>
@@ -21,9 +21,6 @@
 #include <QVBoxLayout>
 
 namespace gui {
-
-/// The run and the project connection it keeps for reading memory at each step.
-struct RuntimePanel::Loaded : OpenedRun { };
 
 namespace {
 
@@ -57,8 +54,9 @@ QString runTitle(const storage::RunRow& r)
 
 } // namespace
 
-RuntimePanel::RuntimePanel(QWidget* parent)
+RuntimePanel::RuntimePanel(ProjectSession* session, QWidget* parent)
     : QWidget(parent)
+    , m_session(session)
     , m_title(new QLabel("Pick a run in the Project view."))
     , m_position(new QLabel)
     , m_slider(new QSlider(Qt::Horizontal))
@@ -226,6 +224,7 @@ RuntimePanel::RuntimePanel(QWidget* parent)
         if (m_chart->peakReservedEvent() >= 0)
             setStep(m_chart->peakReservedEvent());
     });
+    subscribe();
 }
 
 RuntimePanel::~RuntimePanel() = default;
@@ -239,25 +238,29 @@ QWidget* RuntimePanel::takeMemoryPane()
     return pane;
 }
 
-void RuntimePanel::showRun(const QString& dbPath, qlonglong runId)
+void RuntimePanel::subscribe()
 {
-    pause();
-    m_title->setText(QString("Loading run %1 ...").arg(runId));
-    m_dbPath = dbPath;
-    using Ptr = std::shared_ptr<const Loaded>;
-    loadLatest<Ptr>(
-        this, m_generation,
-        [dbPath, runId]() -> Ptr { return std::make_shared<const Loaded>(Loaded { openRun(dbPath, runId) }); },
-        [this](Ptr loaded) { showLoaded(loaded); });
+    connect(m_session, &ProjectSession::runLoading, this, [this](qlonglong runId) {
+        pause();
+        m_title->setText(QString("Loading run %1 ...").arg(runId));
+    });
+    connect(m_session, &ProjectSession::runLoaded, this,
+        [this] { showRun(m_session->run(), m_session->runError(), m_session->db()); });
+    connect(m_session, &ProjectSession::stepChanged, this, [this](int event) {
+        if (m_run && m_run == m_session->run() && event >= 0 && event != m_step)
+            displayEvent(event);
+    });
 }
 
-void RuntimePanel::showLoaded(const std::shared_ptr<const Loaded>& loaded)
+void RuntimePanel::showRun(
+    std::shared_ptr<const storage::StoredRun> run, const QString& error, std::shared_ptr<storage::Database> db)
 {
-    m_run = loaded->run;
-    m_error = loaded->error;
+    pause();
+    m_run = std::move(run);
+    m_error = error;
     m_step = -1;
     const int events = eventCount();
-    m_fetcher->reset(loaded->db, m_run ? m_run->row.id : 0, events);
+    m_fetcher->reset(std::move(db), m_run ? m_run->row.id : 0, events);
     // The memory view shares the run's owners and pools through an aliasing pointer.
     m_memory->setSimulation(m_run ? std::shared_ptr<const engine::runtime::Simulation>(m_run, &m_run->sim) : nullptr);
     m_breakdown->setSimulation(m_memory->simulation());
@@ -312,7 +315,7 @@ void RuntimePanel::showLoaded(const std::shared_ptr<const Loaded>& loaded)
         m_position->setText("no events");
         m_memory->clear("The run has no events.");
     } else {
-        displayEvent(0);
+        displayEvent(m_run == m_session->run() ? std::max(0, m_session->step()) : 0);
     }
     emit runShown();
 }
@@ -349,7 +352,12 @@ void RuntimePanel::setStep(int event)
     if (eventCount() == 0)
         return;
     event = std::clamp(event, 0, eventCount() - 1);
-    if (event != m_step)
+    if (event == m_step)
+        return;
+    // The session's step moves every view; a run shown without the session steps here alone.
+    if (m_run == m_session->run())
+        m_session->setStep(event);
+    else
         displayEvent(event);
 }
 

@@ -28,16 +28,20 @@ namespace gui {
 class MemoryBreakdown;
 class MemoryChart;
 class MemoryView;
+class ProjectSession;
 
 class RuntimePanel : public QWidget {
     Q_OBJECT
 public:
-    explicit RuntimePanel(QWidget* parent = nullptr);
+    /// Shows the session's run at the session's step: the run the session read when it was
+    /// selected, stepped by setStep (which moves the session's step, so every view follows).
+    explicit RuntimePanel(ProjectSession* session, QWidget* parent = nullptr);
     ~RuntimePanel() override;
 
-    /// Loads run `runId` of the project at `dbPath` (off the UI thread) and shows its first event;
-    /// runShown follows (also when it failed: errorText() then says why).
-    void showRun(const QString& dbPath, qlonglong runId);
+    /// Shows `run` (null: `error` says why) and its first event; memory per step is read through
+    /// `db`. runShown follows. The session calls this when its run was read.
+    void showRun(std::shared_ptr<const storage::StoredRun> run, const QString& error = {},
+        std::shared_ptr<storage::Database> db = nullptr);
     /// Goes to event `event` (clamped to the run's events).
     void setStep(int event);
     /// The event shown, -1 when no run is.
@@ -48,8 +52,6 @@ public:
     /// The run shown, nullptr before one is loaded or when loading failed.
     const storage::StoredRun* run() const { return m_run.get(); }
     std::shared_ptr<const storage::StoredRun> sharedRun() const { return m_run; }
-    /// The project the run shown was read from.
-    QString dbPath() const { return m_dbPath; }
     /// Hands over the memory pane (the Memory view in its scroll area, and the chart) so that the
     /// window can put it in a dock of its own; the panel keeps driving it. Null the second time.
     QWidget* takeMemoryPane();
@@ -92,12 +94,12 @@ signals:
     void playingChanged(bool playing);
 
 private:
-    struct Loaded;
-    void showLoaded(const std::shared_ptr<const Loaded>& loaded);
+    void subscribe();
     void displayEvent(int event);
     void showMemory(int event, const MemorySnapshot& pools, const QString& error);
     int callOf(int event) const;
 
+    ProjectSession* m_session;
     QLabel* m_title;
     QLabel* m_position;
     QSlider* m_slider;
@@ -113,11 +115,9 @@ private:
     MemoryFetcher* m_fetcher;
 
     std::shared_ptr<const storage::StoredRun> m_run;
-    QString m_dbPath;
     QWidget* m_memoryPane = nullptr; ///< until takeMemoryPane()
     QString m_error;
     int m_step = -1;
-    int m_generation = 0;
 };
 
 } // namespace gui

@@ -72,7 +72,7 @@ void ScreenshotDriver::afterSelection()
     if (!m_request.node.isEmpty()) {
         const QString node = m_request.node;
         m_request.node.clear();
-        if (!m_window.graphPanel()->selectNode(m_window.projectPath(), m_window.graphPanel()->graphId(), node)) {
+        if (!m_window.graphPanel()->selectNode(m_window.graphPanel()->graphId(), node)) {
             std::cerr << "error: no node " << node.toStdString() << " in the graph shown\n";
             emit done(false);
             return;

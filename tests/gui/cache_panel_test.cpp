@@ -5,6 +5,7 @@
 #include "storage/importer.h"
 #include "storage/project_db.h"
 #include "tests/gui/screenshot.h"
+#include "tests/gui/session_util.h"
 
 #include <QDir>
 #include <QLabel>
@@ -28,7 +29,7 @@ private slots:
 
 private:
     qlonglong entryWhere(const std::function<bool(const storage::StoredCacheEntry&)>& pick);
-    void show(gui::CachePanel& panel, qlonglong id);
+    void show(gui::ProjectSession& session, gui::CachePanel& panel, qlonglong id);
 
     QTemporaryDir m_dir;
     QString m_project;
@@ -72,10 +73,10 @@ qlonglong CachePanelTest::entryWhere(const std::function<bool(const storage::Sto
     return 0;
 }
 
-void CachePanelTest::show(gui::CachePanel& panel, qlonglong id)
+void CachePanelTest::show(gui::ProjectSession& session, gui::CachePanel& panel, qlonglong id)
 {
     QSignalSpy shown(&panel, &gui::CachePanel::shown);
-    panel.showCacheEntry(m_project, id);
+    guitest::select(session, m_project, "cache_entry", id);
     QVERIFY(shown.wait(20000));
 }
 
@@ -83,10 +84,11 @@ void CachePanelTest::goodEntry()
 {
     const qlonglong id = entryWhere([](const auto& e) { return e.loads && e.backend == "torchair" && e.layoutKnown; });
     QVERIFY(id > 0);
-    gui::CachePanel panel;
+    gui::ProjectSession session;
+    gui::CachePanel panel(&session);
     panel.resize(1100, 600);
     panel.show();
-    show(panel, id);
+    show(session, panel, id);
     QVERIFY(panel.entry());
     const QString header = panel.findChild<QLabel*>("cacheHeader")->text();
     QVERIFY(header.contains("TorchAir loads it"));
@@ -121,10 +123,11 @@ void CachePanelTest::brokenEntry()
     const qlonglong id = entryWhere(
         [](const auto& e) { return !e.loads && e.relativePath.find("wrong_version") != std::string::npos; });
     QVERIFY(id > 0);
-    gui::CachePanel panel;
+    gui::ProjectSession session;
+    gui::CachePanel panel(&session);
     panel.resize(1100, 600);
     panel.show();
-    show(panel, id);
+    show(session, panel, id);
     QVERIFY(panel.findChild<QLabel*>("cacheHeader")->text().contains("does not load it"));
     auto* checks = panel.findChild<QTableWidget*>("cacheChecks");
     int failed = -1;
@@ -150,7 +153,8 @@ void CachePanelTest::brokenEntry()
 
 void CachePanelTest::keyExplanation()
 {
-    gui::CachePanel panel;
+    gui::ProjectSession session;
+    gui::CachePanel panel(&session);
     panel.resize(1100, 600);
     panel.show();
     // npugraph_ex: the entry's options are its settings; the panel starts from them.
@@ -158,7 +162,7 @@ void CachePanelTest::keyExplanation()
         return e.backend == "npugraph_ex" && e.relativePath.find("7eae4261") != std::string::npos;
     });
     QVERIFY(npu > 0);
-    show(panel, npu);
+    show(session, panel, npu);
     QVERIFY(panel.keyVerdict().contains("hit"));
     QVERIFY(panel.findChild<QPlainTextEdit*>("keySettings")->toPlainText().contains("capture_limit=8"));
     QCOMPARE(panel.findChild<QTableWidget*>("keyDifferences")->rowCount(), 0);
@@ -178,7 +182,7 @@ void CachePanelTest::keyExplanation()
     // torchair: the defaults hit a default entry; clone_input off misses, naming it.
     const qlonglong good
         = entryWhere([](const auto& e) { return e.loads && e.backend == "torchair" && e.layoutKnown; });
-    show(panel, good);
+    show(session, panel, good);
     QVERIFY(panel.keyVerdict().contains("hit"));
     panel.setKeySettings("clone_input=False\n");
     QVERIFY(panel.keyVerdict().contains("miss"));
@@ -195,15 +199,16 @@ void CachePanelTest::fileGone()
         [](const auto& e) { return e.loads && e.backend == "torchair" && e.layoutKnown; });
     QVERIFY(it != m_entries.end());
     QVERIFY(QFile::remove(QString::fromStdString(it->path)));
-    gui::CachePanel panel;
-    show(panel, it->id);
+    gui::ProjectSession session;
+    gui::CachePanel panel(&session);
+    show(session, panel, it->id);
     const QString readable = panel.findChild<QPlainTextEdit*>("cacheReadable")->toPlainText();
     QVERIFY(readable.contains("is gone"));
     QVERIFY(readable.contains("signature (stored)"));
     QVERIFY(readable.contains(QString::fromStdString(it->pyCode).left(40)));
 
     // An entry id that is not there: the header says so.
-    show(panel, 987654);
+    show(session, panel, 987654);
     QVERIFY(panel.findChild<QLabel*>("cacheHeader")->text().contains("987654"));
     QVERIFY(!panel.entry());
 }

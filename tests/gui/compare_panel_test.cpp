@@ -11,11 +11,13 @@
 #include "storage/run_store.h"
 #include "tests/gui/sample_project.h"
 #include "tests/gui/screenshot.h"
+#include "tests/gui/session_util.h"
 
 #include <QAbstractItemModelTester>
 #include <QCheckBox>
 #include <QComboBox>
 #include <QFont>
+#include <QLabel>
 #include <QSignalSpy>
 #include <QStandardPaths>
 #include <QTableView>
@@ -121,25 +123,35 @@ void ComparePanelTest::model()
 
 void ComparePanelTest::panelComparesTwoRuns()
 {
-    gui::ComparePanel panel;
+    gui::ProjectSession session;
+    gui::ComparePanel panel(&session);
     QAbstractItemModelTester tester(panel.model(), QAbstractItemModelTester::FailureReportingMode::Fatal);
     QSignalSpy listed(&panel, &gui::ComparePanel::runsListed);
     QSignalSpy compared(&panel, &gui::ComparePanel::compared);
-    panel.setProject(m_project);
+    session.open(m_project);
     QVERIFY(listed.wait(20000));
-    QCOMPARE(panel.runA()->count(), 2);
+    // Each box: "pick a run", then the project's runs.
+    QCOMPARE(panel.runA()->count(), 3);
+    QCOMPARE(panel.runA()->itemData(0).toLongLong(), -1);
     QVERIFY2(
-        panel.runA()->itemText(0).startsWith("run 1 · ") && panel.runA()->itemText(0).endsWith(" · scenario config"),
-        qPrintable(panel.runA()->itemText(0)));
-    QVERIFY2(panel.runB()->itemText(1).endsWith(" · debug.aclgraph.enable_output_clone=True"),
-        qPrintable(panel.runB()->itemText(1)));
-    // The last two runs are picked and compared.
+        panel.runA()->itemText(1).startsWith("run 1 · ") && panel.runA()->itemText(1).endsWith(" · scenario config"),
+        qPrintable(panel.runA()->itemText(1)));
+    QVERIFY2(panel.runB()->itemText(2).endsWith(" · debug.aclgraph.enable_output_clone=True"),
+        qPrintable(panel.runB()->itemText(2)));
+    // Nothing is picked for the user when a project opens: nothing compared.
+    QCOMPARE(panel.runA()->currentData().toLongLong(), -1);
+    QCOMPARE(panel.runB()->currentData().toLongLong(), -1);
+    QVERIFY(!compared.wait(300));
+    QVERIFY(panel.findChild<QLabel*>("compareSummary")->text().startsWith("Pick two runs"));
+
+    // A run selected is compared with its scenario's base run (the same file, no settings of its own).
+    guitest::select(session, m_project, "run", m_cloned);
+    QVERIFY(compared.wait(20000));
     QCOMPARE(panel.runA()->currentData().toLongLong(), m_base);
     QCOMPARE(panel.runB()->currentData().toLongLong(), m_cloned);
-    QVERIFY(compared.wait(20000));
 
     compared.clear();
-    panel.compare(m_project, m_cloned, m_base);
+    panel.compare(m_cloned, m_base);
     QVERIFY(compared.wait(20000));
     QCOMPARE(panel.runA()->currentData().toLongLong(), m_cloned);
     auto* view = panel.findChild<QTableView*>("compareTable");
@@ -165,7 +177,8 @@ void ComparePanelTest::panelComparesTwoRuns()
     compared.clear();
     panel.runA()->setCurrentIndex(panel.runA()->findData(m_base));
     QVERIFY(compared.wait(20000));
-    QCOMPARE(QString::fromStdString(panel.model()->comparison()->labelA), panel.runA()->itemText(0));
+    QCOMPARE(QString::fromStdString(panel.model()->comparison()->labelA),
+        panel.runA()->itemText(panel.runA()->findData(m_base)));
 }
 
 void ComparePanelTest::recordingBesideSimulation()
@@ -180,9 +193,19 @@ void ComparePanelTest::recordingBesideSimulation()
     QVERIFY2(imported.ok(), imported.ok() ? "" : imported.error().toString().c_str());
     QCOMPARE((*imported)[0].runs, 1);
 
-    gui::ComparePanel panel;
+    gui::ProjectSession session;
+    gui::ComparePanel panel(&session);
     QSignalSpy compared(&panel, &gui::ComparePanel::compared);
-    panel.compare(project, 1, 2); // the simulation, then the recording (stored with origin "recorded")
+    QSignalSpy listed(&panel, &gui::ComparePanel::runsListed);
+    // The recording picked alone: no other run comes from its file, so A is not guessed.
+    guitest::select(session, project, "run", 2);
+    QVERIFY(listed.wait(20000));
+    QCOMPARE(panel.runA()->currentData().toLongLong(), -1);
+    QCOMPARE(panel.runB()->currentData().toLongLong(), 2);
+    QVERIFY2(panel.findChild<QLabel*>("compareSummary")->text().contains("none is picked for you"),
+        qPrintable(panel.findChild<QLabel*>("compareSummary")->text()));
+    QCOMPARE(compared.count(), 0);
+    panel.compare(1, 2); // the simulation, then the recording (stored with origin "recorded")
     QVERIFY(compared.wait(20000));
     const QAbstractItemModel& model = *panel.model();
     const int backend = rowOf(model, "config", "backend");
@@ -213,9 +236,11 @@ void ComparePanelTest::recordingBesideSimulation()
 
 void ComparePanelTest::missingRun()
 {
-    gui::ComparePanel panel;
+    gui::ProjectSession session;
+    gui::ComparePanel panel(&session);
     QSignalSpy failed(&panel, &gui::ComparePanel::failed);
-    panel.compare(m_project, m_base, 999);
+    session.open(m_project);
+    panel.compare(m_base, 999);
     QVERIFY(failed.wait(20000));
     QVERIFY2(failed.at(0).at(0).toString().contains("no run 999"), qPrintable(failed.at(0).at(0).toString()));
     QCOMPARE(panel.model()->rowCount(), 0);

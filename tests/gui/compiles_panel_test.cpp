@@ -7,6 +7,7 @@
 #include "storage/graph_store.h"
 #include "storage/importer.h"
 #include "storage/project_db.h"
+#include "tests/gui/session_util.h"
 
 #include <QDockWidget>
 #include <QLabel>
@@ -31,7 +32,7 @@ private slots:
     void inTheWindow();
 
 private:
-    void load(gui::CompilesPanel& panel, const QString& project);
+    void load(gui::ProjectSession& session, gui::CompilesPanel& panel, const QString& project);
 
     QTemporaryDir m_dir;
     QString m_project;
@@ -51,19 +52,20 @@ void CompilesPanelTest::initTestCase()
     QCOMPARE(results->front().status, storage::SourceResult::Status::Imported);
 }
 
-void CompilesPanelTest::load(gui::CompilesPanel& panel, const QString& project)
+void CompilesPanelTest::load(gui::ProjectSession& session, gui::CompilesPanel& panel, const QString& project)
 {
     QSignalSpy shown(&panel, &gui::CompilesPanel::shown);
-    panel.setProject(project);
+    session.open(project);
     QVERIFY(shown.wait(20000));
 }
 
 void CompilesPanelTest::listsCompiles()
 {
-    gui::CompilesPanel panel;
+    gui::ProjectSession session;
+    gui::CompilesPanel panel(&session);
     panel.resize(1200, 400);
     panel.show();
-    load(panel, m_project);
+    load(session, panel, m_project);
     QVERIFY2(panel.error().isEmpty(), qPrintable(panel.error()));
     QCOMPARE(panel.compileCount(), 2);
     QTableWidget* t = panel.table();
@@ -98,8 +100,9 @@ void CompilesPanelTest::listsCompiles()
 
 void CompilesPanelTest::detailsAndFilter()
 {
-    gui::CompilesPanel panel;
-    load(panel, m_project);
+    gui::ProjectSession session;
+    gui::CompilesPanel panel(&session);
+    load(session, panel, m_project);
     panel.selectRow(1);
     const QString details = panel.details()->toPlainText();
     QVERIFY2(details.contains("Compile 0/1"), qPrintable(details.left(400)));
@@ -127,8 +130,9 @@ void CompilesPanelTest::detailsAndFilter()
 
 void CompilesPanelTest::doubleClickOpensGraph()
 {
-    gui::CompilesPanel panel;
-    load(panel, m_project);
+    gui::ProjectSession session;
+    gui::CompilesPanel panel(&session);
+    load(session, panel, m_project);
     auto db = storage::openProject(m_project.toStdString());
     QVERIFY(db.ok());
     auto graphs = storage::listGraphs(*db);
@@ -160,8 +164,9 @@ void CompilesPanelTest::projectWithoutTrace()
 {
     const QString empty = m_dir.filePath("empty.aclgi");
     QVERIFY(storage::openProject(empty.toStdString()).ok());
-    gui::CompilesPanel panel;
-    load(panel, empty);
+    gui::ProjectSession session;
+    gui::CompilesPanel panel(&session);
+    load(session, panel, empty);
     QVERIFY(panel.error().isEmpty());
     QCOMPARE(panel.compileCount(), 0);
     QCOMPARE(panel.table()->rowCount(), 0);

@@ -11,6 +11,7 @@
 #include "storage/run_store.h"
 #include "tests/gui/sample_project.h"
 #include "tests/gui/screenshot.h"
+#include "tests/gui/session_util.h"
 
 #include <QAbstractItemModelTester>
 #include <QCheckBox>
@@ -37,7 +38,7 @@ private slots:
     void recordingShowsItsAllocatorSettings();
 
 private:
-    void show(gui::ConfigPanel& panel, qlonglong runId);
+    void show(gui::ProjectSession& session, gui::ConfigPanel& panel, qlonglong runId);
     int runCount();
     using Column = gui::ConfigPanel::Column;
     static int rowOf(const char* name) { return engine::config::optionIndex(name); }
@@ -67,10 +68,10 @@ void ConfigPanelTest::initTestCase()
     m_base = runs->front().id;
 }
 
-void ConfigPanelTest::show(gui::ConfigPanel& panel, qlonglong runId)
+void ConfigPanelTest::show(gui::ProjectSession& session, gui::ConfigPanel& panel, qlonglong runId)
 {
     QSignalSpy shown(&panel, &gui::ConfigPanel::shown);
-    panel.showRun(m_project, runId);
+    guitest::select(session, m_project, "run", runId);
     QVERIFY(shown.wait(20000));
 }
 
@@ -83,8 +84,9 @@ int ConfigPanelTest::runCount()
 
 void ConfigPanelTest::formShowsBothSpellings()
 {
-    gui::ConfigPanel panel;
-    show(panel, m_base);
+    gui::ProjectSession session;
+    gui::ConfigPanel panel(&session);
+    show(session, panel, m_base);
     QVERIFY(panel.findChild<QLabel*>("configTitle")->text().startsWith(QString("run %1 · ").arg(m_base)));
 
     QTableWidget* table = panel.table();
@@ -125,8 +127,9 @@ void ConfigPanelTest::formShowsBothSpellings()
 
 void ConfigPanelTest::toggleResimulates()
 {
-    gui::ConfigPanel panel;
-    show(panel, m_base);
+    gui::ProjectSession session;
+    gui::ConfigPanel panel(&session);
+    show(session, panel, m_base);
     QSignalSpy stored(&panel, &gui::ConfigPanel::runStored);
     auto* clone = panel.findChild<QCheckBox*>("edit:debug.aclgraph.enable_output_clone");
     QVERIFY(clone && !clone->isChecked());
@@ -161,7 +164,7 @@ void ConfigPanelTest::toggleResimulates()
     QCOMPARE(run->sim.hazards.size(), size_t(0));
 
     // The same edit on the base run again: that run, reused.
-    show(panel, m_base);
+    show(session, panel, m_base);
     panel.findChild<QCheckBox*>("edit:debug.aclgraph.enable_output_clone")->setChecked(true);
     QVERIFY(stored.wait(30000));
     QCOMPARE(stored.at(0).at(0).toLongLong(), newRun);
@@ -170,8 +173,9 @@ void ConfigPanelTest::toggleResimulates()
 
 void ConfigPanelTest::invalidValueShowsTorchairsMessage()
 {
-    gui::ConfigPanel panel;
-    show(panel, m_base);
+    gui::ProjectSession session;
+    gui::ConfigPanel panel(&session);
+    show(session, panel, m_base);
     const int before = runCount();
     QSignalSpy failed(&panel, &gui::ConfigPanel::failed);
     QSignalSpy stored(&panel, &gui::ConfigPanel::runStored);
@@ -195,8 +199,9 @@ void ConfigPanelTest::invalidValueShowsTorchairsMessage()
 
 void ConfigPanelTest::simulateButtonAndReset()
 {
-    gui::ConfigPanel panel;
-    show(panel, m_base);
+    gui::ProjectSession session;
+    gui::ConfigPanel panel(&session);
+    show(session, panel, m_base);
     auto* limit = panel.findChild<QSpinBox*>("edit:debug.aclgraph.static_capture_size_limit");
     limit->setValue(8);
     QCOMPARE(panel.editedOverrides(), QStringList { "debug.aclgraph.static_capture_size_limit=8" });
@@ -243,9 +248,11 @@ void ConfigPanelTest::recordingShowsItsAllocatorSettings()
     QVERIFY(row.origin.kind == engine::runtime::RunOriginKind::Recorded);
     QVERIFY(!row.origin.allocatorSettings.empty());
 
-    gui::ConfigPanel panel;
+    gui::ProjectSession session;
+
+    gui::ConfigPanel panel(&session);
     QSignalSpy shown(&panel, &gui::ConfigPanel::shown);
-    panel.showRun(project, row.id);
+    guitest::select(session, project, "run", row.id);
     QVERIFY(shown.wait(20000));
     const QString title = panel.findChild<QLabel*>("configTitle")->text();
     QVERIFY2(title.contains("This run was recorded from ") && title.contains("a_default.pickle")
@@ -266,7 +273,7 @@ void ConfigPanelTest::recordingShowsItsAllocatorSettings()
     QVERIFY(panel.editedOverrides().isEmpty());
 
     // Back to a simulation: the form again.
-    show(panel, m_base);
+    show(session, panel, m_base);
     QVERIFY(!panel.table()->isHidden());
     QVERIFY(settings->isHidden());
     QCOMPARE(panel.table()->rowCount(), int(engine::config::optionTable().size()));

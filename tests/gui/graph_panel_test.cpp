@@ -9,6 +9,7 @@
 #include "storage/graph_store.h"
 #include "storage/importer.h"
 #include "storage/project_db.h"
+#include "tests/gui/session_util.h"
 
 #include <QLabel>
 #include <QSignalSpy>
@@ -56,11 +57,12 @@ void GraphPanelTest::initTestCase()
 
 void GraphPanelTest::opensFoldedAndExpands()
 {
-    gui::GraphPanel panel;
+    gui::ProjectSession session;
+    gui::GraphPanel panel(&session);
     panel.resize(900, 700);
     panel.show();
     QSignalSpy shown(&panel, &gui::GraphPanel::graphShown);
-    panel.showGraph(m_project, m_decode);
+    guitest::select(session, m_project, "graph", m_decode);
     QVERIFY(shown.wait(20000));
     const auto* grouping = panel.grouping();
     QVERIFY(grouping);
@@ -85,7 +87,7 @@ void GraphPanelTest::opensFoldedAndExpands()
     QCOMPARE(panel.currentView().items.size(), folded);
 
     // A graph id that is not there: the title says so, no crash.
-    panel.showGraph(m_project, 987654);
+    guitest::select(session, m_project, "graph", 987654);
     QVERIFY(shown.wait(20000));
     QVERIFY(panel.findChild<QLabel*>("graphTitle")->text().contains("987654"));
     QCOMPARE(panel.currentView().items.size(), size_t(0));
@@ -112,12 +114,13 @@ void GraphPanelTest::projectSelectionShowsTheGraph()
 // the layers group around it open, and it is the selected item.
 void GraphPanelTest::selectingANodeOpensItsGroups()
 {
-    gui::GraphPanel panel;
+    gui::ProjectSession session;
+    gui::GraphPanel panel(&session);
     panel.resize(900, 700);
     panel.show();
     QSignalSpy shown(&panel, &gui::GraphPanel::graphShown);
     QSignalSpy selected(&panel, &gui::GraphPanel::nodeSelected);
-    panel.showGraph(m_project, m_decode);
+    guitest::select(session, m_project, "graph", m_decode);
     QVERIFY(shown.wait(20000));
     const engine::Graph* graph = panel.graph();
     QVERIFY(graph);
@@ -134,7 +137,7 @@ void GraphPanelTest::selectingANodeOpensItsGroups()
     const int folded = panel.currentView().itemOfNode[size_t(node)];
     QCOMPARE(panel.currentView().items[size_t(folded)].kind, engine::view::ViewItem::Kind::Group);
 
-    QVERIFY(panel.selectNode(m_project, m_decode, name));
+    QVERIFY(panel.selectNode(m_decode, name));
     QTRY_COMPARE_WITH_TIMEOUT(selected.count(), 1, 20000);
     QCOMPARE(selected.front().front().toInt(), node);
     const int item = panel.view()->scene()->selectedItem();
@@ -144,10 +147,10 @@ void GraphPanelTest::selectingANodeOpensItsGroups()
         QVERIFY(panel.expanded().count(g));
 
     // Quietly (a block click: the Inspector keeps the block) and a name the graph lacks.
-    QVERIFY(panel.selectNode(m_project, m_decode, QString::fromStdString(graph->nodes[0].name), false));
+    QVERIFY(panel.selectNode(m_decode, QString::fromStdString(graph->nodes[0].name), false));
     QTRY_COMPARE_WITH_TIMEOUT(panel.view()->scene()->selectedItem(), panel.currentView().itemOfNode[0], 20000);
     QCOMPARE(selected.count(), 1);
-    QVERIFY(!panel.selectNode(m_project, m_decode, "no_such_node"));
+    QVERIFY(!panel.selectNode(m_decode, "no_such_node"));
 }
 
 QTEST_MAIN(GraphPanelTest)

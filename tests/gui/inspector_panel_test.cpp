@@ -10,6 +10,7 @@
 #include "storage/importer.h"
 #include "storage/project_db.h"
 #include "tests/gui/screenshot.h"
+#include "tests/gui/session_util.h"
 
 #include <QAbstractItemModelTester>
 #include <QAction>
@@ -194,7 +195,8 @@ void InspectorPanelTest::modelOverSeveralDetails()
 
 void InspectorPanelTest::panelShowsAndCopies()
 {
-    gui::InspectorPanel panel;
+    gui::ProjectSession session;
+    gui::InspectorPanel panel(&session);
     panel.resize(600, 500);
     panel.show();
     auto* tree = panel.findChild<QTreeView*>("inspectorTree");
@@ -279,11 +281,13 @@ void InspectorPanelTest::cacheEntry()
     QVERIFY(it != m_entries.end());
     const storage::StoredCacheEntry& entry = *it;
 
-    gui::InspectorPanel panel;
+    gui::ProjectSession session;
+
+    gui::InspectorPanel panel(&session);
     panel.resize(700, 600);
     panel.show();
     QSignalSpy shown(&panel, &gui::InspectorPanel::shown);
-    panel.showCacheEntry(m_project, entry.id);
+    guitest::select(session, m_project, "cache_entry", entry.id);
     QVERIFY(shown.wait(20000));
     const Details& d = panel.details();
     QCOMPARE(d.kind, std::string("cache_entry"));
@@ -326,7 +330,7 @@ void InspectorPanelTest::cacheEntry()
     screenshot(panel, "inspector_cache_entry.png");
 
     // An id that is not there: the title says which, a row says why.
-    panel.showCacheEntry(m_project, 987654);
+    guitest::select(session, m_project, "cache_entry", 987654);
     QVERIFY(shown.wait(20000));
     QVERIFY(panel.details().title.find("987654") != std::string::npos);
     QCOMPARE(panel.details().rows.size(), size_t(1));
@@ -336,9 +340,10 @@ void InspectorPanelTest::cacheEntry()
 void InspectorPanelTest::laterSelectionWins()
 {
     // A node picked while a cache entry still loads stays on screen when the load finishes.
-    gui::InspectorPanel panel;
+    gui::ProjectSession session;
+    gui::InspectorPanel panel(&session);
     QSignalSpy shown(&panel, &gui::InspectorPanel::shown);
-    panel.showCacheEntry(m_project, m_entries.front().id);
+    guitest::select(session, m_project, "cache_entry", m_entries.front().id);
     panel.showDetails(handMade());
     QCOMPARE(shown.count(), 1);
     QThreadPool::globalInstance()->waitForDone(20000);

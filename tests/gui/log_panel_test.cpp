@@ -7,6 +7,7 @@
 #include "storage/project_db.h"
 #include "storage/run_store.h"
 #include "tests/gui/screenshot.h"
+#include "tests/gui/session_util.h"
 
 #include <QAbstractItemModelTester>
 #include <QComboBox>
@@ -30,7 +31,7 @@ private slots:
     void selectAndActivate();
 
 private:
-    void show(gui::LogPanel& panel);
+    void show(gui::ProjectSession& session, gui::LogPanel& panel);
     int countLines(
         const std::function<bool(const engine::runtime::Event&, const engine::runtime::LogLine&)>& keep) const;
 
@@ -79,10 +80,10 @@ int LogPanelTest::countLines(
     return n;
 }
 
-void LogPanelTest::show(gui::LogPanel& panel)
+void LogPanelTest::show(gui::ProjectSession& session, gui::LogPanel& panel)
 {
     QSignalSpy shown(&panel, &gui::LogPanel::shown);
-    panel.showRunLog(m_project, m_run);
+    guitest::select(session, m_project, "run", m_run);
     QVERIFY(shown.wait(20000));
 }
 
@@ -149,10 +150,11 @@ void LogPanelTest::modelAndFilter()
 
 void LogPanelTest::panelFilters()
 {
-    gui::LogPanel panel;
+    gui::ProjectSession session;
+    gui::LogPanel panel(&session);
     panel.resize(1200, 600);
     panel.show();
-    show(panel);
+    show(session, panel);
     const int total = countLines([](auto&, auto&) { return true; });
     QCOMPARE(panel.model()->rowCount(), total);
     QCOMPARE(panel.view()->model()->rowCount(), total);
@@ -188,10 +190,11 @@ void LogPanelTest::panelFilters()
 
 void LogPanelTest::selectAndActivate()
 {
-    gui::LogPanel panel;
+    gui::ProjectSession session;
+    gui::LogPanel panel(&session);
     panel.resize(1200, 400);
     panel.show();
-    show(panel);
+    show(session, panel);
     const int event = panel.model()->lines().back().event;
     panel.selectEvent(event);
     const QModelIndex current = panel.view()->currentIndex();
@@ -216,7 +219,7 @@ void LogPanelTest::selectAndActivate()
 
     // A run that is not there: the title says so and the table is empty.
     QSignalSpy shown(&panel, &gui::LogPanel::shown);
-    panel.showRunLog(m_project, 987654);
+    guitest::select(session, m_project, "run", 987654);
     QVERIFY(shown.wait(20000));
     QVERIFY(panel.findChild<QLabel*>("logTitle")->text().contains("987654"));
     QCOMPARE(panel.model()->rowCount(), 0);

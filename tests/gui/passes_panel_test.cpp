@@ -5,6 +5,7 @@
 #include "storage/importer.h"
 #include "storage/project_db.h"
 #include "tests/gui/screenshot.h"
+#include "tests/gui/session_util.h"
 
 #include <QComboBox>
 #include <QDir>
@@ -27,7 +28,7 @@ private slots:
     void graphWithoutReports();
 
 private:
-    void show(gui::PassesPanel& panel, qlonglong id);
+    void show(gui::ProjectSession& session, gui::PassesPanel& panel, qlonglong id);
 
     QTemporaryDir m_dir;
     QString m_project;
@@ -63,19 +64,20 @@ void PassesPanelTest::initTestCase()
     QVERIFY(m_reports.size() > 2);
 }
 
-void PassesPanelTest::show(gui::PassesPanel& panel, qlonglong id)
+void PassesPanelTest::show(gui::ProjectSession& session, gui::PassesPanel& panel, qlonglong id)
 {
     QSignalSpy shown(&panel, &gui::PassesPanel::shown);
-    panel.showPasses(m_project, id);
+    guitest::select(session, m_project, "graph", id);
     QVERIFY(shown.wait(20000));
 }
 
 void PassesPanelTest::tableAndChanges()
 {
-    gui::PassesPanel panel;
+    gui::ProjectSession session;
+    gui::PassesPanel panel(&session);
     panel.resize(1100, 700);
     panel.show();
-    show(panel, m_graph);
+    show(session, panel, m_graph);
     QTableWidget* table = panel.passTable();
     QCOMPARE(table->rowCount(), int(m_reports.size()));
     for (int row = 0; row < table->rowCount(); ++row) {
@@ -130,10 +132,11 @@ void PassesPanelTest::tableAndChanges()
 
 void PassesPanelTest::diffBetweenStages()
 {
-    gui::PassesPanel panel;
+    gui::ProjectSession session;
+    gui::PassesPanel panel(&session);
     panel.resize(1100, 700);
     panel.show();
-    show(panel, m_graph);
+    show(session, panel, m_graph);
     QVERIFY(panel.stageCount() >= 2);
     auto* from = panel.findChild<QComboBox*>("diffFrom");
     auto* to = panel.findChild<QComboBox*>("diffTo");
@@ -162,11 +165,12 @@ void PassesPanelTest::diffBetweenStages()
 
 void PassesPanelTest::graphWithoutReports()
 {
-    gui::PassesPanel panel;
-    show(panel, m_stage);
+    gui::ProjectSession session;
+    gui::PassesPanel panel(&session);
+    show(session, panel, m_stage);
     QCOMPARE(panel.passTable()->rowCount(), 0);
     QVERIFY(panel.findChild<QLabel*>("passesTitle")->text().contains("no pass reports"));
-    show(panel, 987654);
+    show(session, panel, 987654);
     QVERIFY(panel.findChild<QLabel*>("passesTitle")->text().contains("987654"));
     QCOMPARE(panel.stageCount(), 0);
 }

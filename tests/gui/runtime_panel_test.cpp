@@ -10,6 +10,7 @@
 #include "storage/importer.h"
 #include "storage/project_db.h"
 #include "storage/run_store.h"
+#include "tests/gui/session_util.h"
 
 #include <QElapsedTimer>
 #include <QLabel>
@@ -114,7 +115,7 @@ private slots:
 
 private:
     void checkStep(gui::RuntimePanel& panel, QSignalSpy& memory, const StoredSample& s, int i);
-    void open(gui::RuntimePanel& panel, const StoredSample& s);
+    void open(gui::ProjectSession& session, gui::RuntimePanel& panel, const StoredSample& s);
 
     QTemporaryDir m_dir;
     QString m_project;
@@ -134,10 +135,10 @@ void RuntimePanelTest::initTestCase()
     QVERIFY(!m_kv.sim.hazards.empty());
 }
 
-void RuntimePanelTest::open(gui::RuntimePanel& panel, const StoredSample& s)
+void RuntimePanelTest::open(gui::ProjectSession& session, gui::RuntimePanel& panel, const StoredSample& s)
 {
     QSignalSpy shown(&panel, &gui::RuntimePanel::runShown);
-    panel.showRun(m_project, s.runId);
+    guitest::select(session, m_project, "run", s.runId);
     QVERIFY(shown.wait(20000));
     QVERIFY2(panel.errorText().isEmpty(), qPrintable(panel.errorText()));
     QCOMPARE(panel.eventCount(), int(s.sim.events.size()));
@@ -193,12 +194,13 @@ void RuntimePanelTest::checkStep(gui::RuntimePanel& panel, QSignalSpy& memory, c
 
 void RuntimePanelTest::stepsThroughEveryEvent()
 {
-    gui::RuntimePanel panel;
+    gui::ProjectSession session;
+    gui::RuntimePanel panel(&session);
     panel.resize(1200, 800);
     panel.show();
     QSignalSpy memory(&panel, &gui::RuntimePanel::memoryShown);
     QSignalSpy steps(&panel, &gui::RuntimePanel::stepChanged);
-    open(panel, m_kv);
+    open(session, panel, m_kv);
     const int n = panel.eventCount();
     checkStep(panel, memory, m_kv, 0);
     QElapsedTimer timer;
@@ -234,9 +236,10 @@ void RuntimePanelTest::stepsThroughEveryEvent()
 
 void RuntimePanelTest::callJumpsLandOnFirstEvents()
 {
-    gui::RuntimePanel panel;
+    gui::ProjectSession session;
+    gui::RuntimePanel panel(&session);
     panel.resize(1200, 800);
-    open(panel, m_kv);
+    open(session, panel, m_kv);
     const auto& calls = m_kv.sim.calls;
     QVERIFY(calls.size() > 3);
     // Event 0 is call 0's (or a run-level event before it).
@@ -259,8 +262,9 @@ void RuntimePanelTest::callJumpsLandOnFirstEvents()
 
 void RuntimePanelTest::playReachesTheEndAndStops()
 {
-    gui::RuntimePanel panel;
-    open(panel, m_fallback);
+    gui::ProjectSession session;
+    gui::RuntimePanel panel(&session);
+    open(session, panel, m_fallback);
     const int n = panel.eventCount();
     panel.setStep(n - 4);
     QSignalSpy playing(&panel, &gui::RuntimePanel::playingChanged);
@@ -285,12 +289,13 @@ void RuntimePanelTest::playReachesTheEndAndStops()
 
 void RuntimePanelTest::keyboardShortcuts()
 {
-    gui::RuntimePanel panel;
+    gui::ProjectSession session;
+    gui::RuntimePanel panel(&session);
     panel.resize(1200, 800);
     panel.show();
     QApplication::setActiveWindow(&panel);
     QVERIFY(QTest::qWaitForWindowActive(&panel));
-    open(panel, m_kv);
+    open(session, panel, m_kv);
     panel.setFocus();
     const auto& calls = m_kv.sim.calls;
     QTest::keyClick(&panel, Qt::Key_Right);
@@ -319,11 +324,12 @@ void RuntimePanelTest::keyboardShortcuts()
 
 void RuntimePanelTest::clickedBlockNamesItsOwner()
 {
-    gui::RuntimePanel panel;
+    gui::ProjectSession session;
+    gui::RuntimePanel panel(&session);
     panel.resize(1200, 800);
     panel.show();
     QSignalSpy memory(&panel, &gui::RuntimePanel::memoryShown);
-    open(panel, m_kv);
+    open(session, panel, m_kv);
     // The first step with an allocated block that has an owner in a private pool.
     auto db = storage::openProject(m_project.toStdString());
     QVERIFY(db.ok());
@@ -359,10 +365,11 @@ void RuntimePanelTest::clickedBlockNamesItsOwner()
 
 void RuntimePanelTest::missingRunShowsAnError()
 {
-    gui::RuntimePanel panel;
+    gui::ProjectSession session;
+    gui::RuntimePanel panel(&session);
     panel.show();
     QSignalSpy shown(&panel, &gui::RuntimePanel::runShown);
-    panel.showRun(m_project, 987654);
+    guitest::select(session, m_project, "run", 987654);
     QVERIFY(shown.wait(20000));
     QVERIFY(panel.errorText().contains("987654"));
     QVERIFY(panel.findChild<QLabel*>("runtimeTitle")->text().contains("987654"));
@@ -375,11 +382,11 @@ void RuntimePanelTest::missingRunShowsAnError()
     QVERIFY(!panel.playing());
     QVERIFY(panel.shown().empty());
     // A project that is not there either.
-    panel.showRun(m_dir.filePath("missing.aclgi"), 1);
+    guitest::select(session, m_dir.filePath("missing.aclgi"), "run", 1);
     QVERIFY(shown.wait(20000));
     QVERIFY(!panel.errorText().isEmpty());
     // And a good run after that shows.
-    open(panel, m_kv);
+    open(session, panel, m_kv);
 }
 
 // A real recording (a_default.pickle: PyTorch 2.11, torch.cuda.graph captures): no TorchAir log,
@@ -395,11 +402,12 @@ void RuntimePanelTest::recordingShowsTimeLayersAndPeak()
     QVERIFY(db.ok());
     auto runs = storage::listRuns(*db);
     QVERIFY(runs.ok() && runs->size() == 1);
-    gui::RuntimePanel panel;
+    gui::ProjectSession session;
+    gui::RuntimePanel panel(&session);
     panel.resize(1200, 700);
     panel.show();
     QSignalSpy shown(&panel, &gui::RuntimePanel::runShown);
-    panel.showRun(project, runs->front().id);
+    guitest::select(session, project, "run", runs->front().id);
     QVERIFY(shown.wait(20000));
     QVERIFY2(panel.errorText().isEmpty(), qPrintable(panel.errorText()));
     QVERIFY(!panel.findChild<QLabel*>("runtimeLogLabel")->isVisible());
@@ -422,11 +430,12 @@ void RuntimePanelTest::recordingShowsTimeLayersAndPeak()
 
 void RuntimePanelTest::screenshot()
 {
-    gui::RuntimePanel panel;
+    gui::ProjectSession session;
+    gui::RuntimePanel panel(&session);
     panel.resize(1280, 820);
     panel.show();
     QSignalSpy memory(&panel, &gui::RuntimePanel::memoryShown);
-    open(panel, m_kv);
+    open(session, panel, m_kv);
     // The first input update after a recapture: two pools, the KV cache moved, an input table.
     int step = 0;
     bool recaptured = false;
