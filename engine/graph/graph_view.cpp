@@ -443,6 +443,48 @@ int newGroup(Grouping& g, const std::string& kind, const std::string& label, int
     return g.groups.back().id;
 }
 
+// An op that writes its result back into a graph input: `copy_(arg6_1, index_copy)` (what AOT
+// autograd appends for a mutated input, such as a layer's K/V cache) or another in-place op on an
+// input (`index_put_`). Its first argument is the input; the op name ends in '_'.
+bool writesInput(const Graph& graph, const Node& n)
+{
+    if (!isBody(n) || n.args.empty() || n.args[0].kind != Arg::Kind::NodeRef || n.args[0].node < 0
+        || !isInput(graph.nodes[size_t(n.args[0].node)]))
+        return false;
+    const size_t dot = n.target.find('.');
+    const std::string op
+        = n.target.substr(dot == std::string::npos ? 0 : dot + 1, n.target.find('.', dot + 1) - dot - 1);
+    return !op.empty() && op.back() == '_';
+}
+
+// Write-backs that AOT autograd moves to the end of the graph (past the last layer) belong to the
+// layer that computed what they write: a 32-layer decoder's 64 cache copies fold into their layers
+// instead of lining up beside them. The source is every argument that is not an input; all of it
+// must come from one layer.
+void assignWriteBacks(const Graph& graph, Assignment& as)
+{
+    for (size_t i = 0; i < graph.nodes.size(); ++i) {
+        const Node& node = graph.nodes[i];
+        if (as.stack[i] != kNone || !writesInput(graph, node))
+            continue;
+        int s = kNone, l = kNone;
+        bool conflict = false, any = false;
+        forEachArgNode(node, [&](int a) {
+            if (isInput(graph.nodes[size_t(a)]))
+                return;
+            any = true;
+            if (as.stack[size_t(a)] == kNone || (s != kNone && (s != as.stack[size_t(a)] || l != as.layer[size_t(a)])))
+                conflict = true;
+            s = as.stack[size_t(a)];
+            l = as.layer[size_t(a)];
+        });
+        if (any && !conflict && s != kNone) {
+            as.stack[i] = s;
+            as.layer[i] = l;
+        }
+    }
+}
+
 // Inputs (placeholders, get_attr) that only ops of one layer read belong to that layer, when inputs
 // of that kind do so in most layers of the stack: each layer's weights and caches, but not the
 // hidden state the graph feeds its first layer.
@@ -655,6 +697,7 @@ Grouping groupNodes(const Graph& graph)
         }
         out.method = "repeated op sequence of " + std::to_string(r.period) + " ops x " + std::to_string(r.copies);
     }
+    assignWriteBacks(graph, as);
     assignInputsByUsers(graph, as);
     buildGroups(graph, as, out);
     return out;

@@ -3,6 +3,9 @@
 #include "gui/app/panel_loader.h"
 #include "gui/app/project_session.h"
 #include "gui/graph/async_layout.h"
+#include "gui/graph/graph_canvas.h"
+#include "gui/graph/graph_items.h"
+#include "gui/graph/graph_palette.h"
 #include "gui/graph/graph_scene.h"
 #include "gui/graph/graph_svg.h"
 #include "gui/graph/graph_view_widget.h"
@@ -15,6 +18,7 @@
 #include <QLabel>
 #include <QVBoxLayout>
 #include <map>
+#include <set>
 
 namespace gui {
 
@@ -44,19 +48,7 @@ int rank(FocusRole r)
 
 QColor GraphPanel::focusColor(FocusRole role)
 {
-    switch (role) {
-    case FocusRole::Copied:
-        return QColor(239, 108, 0);
-    case FocusRole::Kept:
-        return QColor(120, 144, 156);
-    case FocusRole::Returned:
-        return QColor(46, 125, 50);
-    case FocusRole::Rebuilt:
-        return QColor(21, 101, 192);
-    case FocusRole::Hazard:
-        return QColor(211, 47, 47);
-    }
-    return {};
+    return graph::paletteColor(graph::focusRgb(role));
 }
 
 GraphPanel::GraphPanel(ProjectSession* session, QWidget* parent)
@@ -91,6 +83,8 @@ GraphPanel::GraphPanel(ProjectSession* session, QWidget* parent)
         emit nodeSelected(it.kind == engine::view::ViewItem::Kind::Node ? it.index : -1);
     });
     connect(m_view, &graph::GraphViewWidget::viewShown, this, &GraphPanel::onViewShown);
+    connect(m_view->layouter(), &graph::AsyncLayout::started, this, &GraphPanel::applyTitle);
+    m_view->setFinder([this](const QString& text) { findNode(text); });
     connect(m_view, &graph::GraphViewWidget::layoutCancelled, this, [this] {
         m_selectNode = -1;
         if (m_shownGraphId != m_graphId) { // the scene shows another graph: show none
@@ -233,6 +227,7 @@ void GraphPanel::toggleGroup(int groupId)
         return;
     if (!m_expanded.erase(groupId))
         m_expanded.insert(groupId);
+    m_revealGroup = groupId;
     rebuild();
 }
 
@@ -244,17 +239,115 @@ void GraphPanel::rebuild()
 
 void GraphPanel::onViewShown()
 {
+    const bool newGraph = m_shownGraphId != m_graphId;
     m_shownExpanded = m_expanded;
     m_shownGraphId = m_graphId;
+    applyTitle();
     applyMarks();
+    if (newGraph) // the top of the graph at a legible zoom (the scene may have shown another graph)
+        m_view->showTop();
+    const int revealGroup = m_revealGroup;
+    m_revealGroup = -1;
     if (m_selectNode >= 0 && m_selectNode < int(m_current.itemOfNode.size())) {
         const int node = m_selectNode;
         m_selectNode = -1;
         m_view->reveal(m_current.itemOfNode[size_t(node)], false);
         if (m_selectNotify)
             emit nodeSelected(node);
+    } else if (m_loaded && revealGroup >= 0 && revealGroup < int(m_loaded->grouping.groups.size())) {
+        // What the click opened or folded stays in sight: the item that now shows its first node.
+        const int first = m_loaded->grouping.groups[size_t(revealGroup)].firstNode;
+        if (first >= 0 && first < int(m_current.itemOfNode.size()))
+            if (auto* box = m_view->scene()->boxItem(m_current.itemOfNode[size_t(first)]))
+                m_view->canvas()->ensureVisible(box);
+    }
+    if (!m_findStatus.isEmpty()) {
+        m_view->setStatusText(m_findStatus);
+        m_findStatus.clear();
     }
     emit graphShown();
+}
+
+void GraphPanel::applyTitle()
+{
+    if (m_loaded && m_loaded->error.isEmpty())
+        m_title->setText(headerText());
+}
+
+QString GraphPanel::headerText() const
+{
+    if (!m_loaded)
+        return {};
+    const engine::Graph& g = m_loaded->graph;
+    const engine::view::Grouping& gr = m_loaded->grouping;
+    QString text = QString("%1 · %2 nodes").arg(QString::fromStdString(g.id)).arg(g.nodes.size());
+    std::vector<int> stacks;
+    for (const auto& group : gr.groups)
+        if (group.kind == "layers")
+            stacks.push_back(group.repeat);
+    if (stacks.empty())
+        return text + " · no repeated layers found";
+    QStringList counts;
+    int layers = 0;
+    for (int r : stacks) {
+        counts << QString::number(r);
+        layers += r;
+    }
+    text += stacks.size() == 1
+        ? QString(" · %1 repeated layers folded").arg(layers)
+        : QString(" · %1 stacks of repeated layers (%2) folded").arg(stacks.size()).arg(counts.join(" + "));
+    // How they were found, in the user's terms: the names' numbering, or a block of ops that repeats.
+    const QString method = QString::fromStdString(gr.method);
+    const QString names = "node names: ";
+    if (method.startsWith(names)) {
+        QStringList examples;
+        for (QString pattern : method.mid(names.size()).split(", ")) {
+            const QString first = QString(pattern).replace("<n>", "0") + "_";
+            const QString second = pattern.replace("<n>", "1") + "_";
+            examples << first + ", " + second + " …";
+        }
+        text += QString(" (found from node names %1)").arg(examples.join("; "));
+    } else if (method.startsWith("repeated op sequence of ")) {
+        const QStringList words = method.split(' ');
+        text += QString(" (found as a block of %1 ops that repeats)").arg(words.value(4));
+    }
+    return text;
+}
+
+int GraphPanel::findNode(const QString& text)
+{
+    const QString query = text.trimmed();
+    if (!m_loaded || query.isEmpty())
+        return -1;
+    const engine::Graph& g = m_loaded->graph;
+    if (query != m_findQuery) {
+        m_findQuery = query;
+        m_findMatches.clear();
+        m_findPos = -1;
+        for (size_t n = 0; n < g.nodes.size(); ++n)
+            if (QString::fromStdString(g.nodes[n].name).contains(query, Qt::CaseInsensitive)
+                || QString::fromStdString(g.nodes[n].target).contains(query, Qt::CaseInsensitive))
+                m_findMatches.push_back(int(n));
+    }
+    if (m_findMatches.empty()) {
+        m_view->setStatusText(QString("no node matches \"%1\"").arg(query));
+        return -1;
+    }
+    m_findPos = (m_findPos + 1) % int(m_findMatches.size());
+    const int node = m_findMatches[size_t(m_findPos)];
+    QStringList inside; // the groups around the match, outermost first
+    for (int grp = m_loaded->grouping.groupOf[size_t(node)]; grp >= 0;
+         grp = m_loaded->grouping.groups[size_t(grp)].parent)
+        inside.prepend(QString::fromStdString(m_loaded->grouping.groups[size_t(grp)].label));
+    m_findStatus = QString("%1 of %2").arg(m_findPos + 1).arg(m_findMatches.size());
+    if (!inside.isEmpty())
+        m_findStatus += QString(" (inside %1)").arg(inside.join(" › "));
+    m_selectNotify = true;
+    if (openAround(QString::fromStdString(g.nodes[size_t(node)].name)))
+        rebuild(); // selected and centred when the new view is on screen
+    else
+        onViewShown();
+    return node;
 }
 
 std::vector<std::string> GraphPanel::rewrittenBy(int node) const
@@ -358,9 +451,17 @@ void GraphPanel::applyMarks()
             it->second = f.role;
     }
     std::vector<std::pair<int, QColor>> marks;
-    for (const auto& [item, role] : items)
+    std::set<FocusRole> shown;
+    for (const auto& [item, role] : items) {
         marks.emplace_back(item, focusColor(role));
+        shown.insert(role);
+    }
     m_view->scene()->mark(marks);
+    std::vector<graph::GraphViewWidget::LegendLine> legend;
+    for (FocusRole role : graph::kFocusRoles)
+        if (shown.count(role))
+            legend.push_back({ graph::focusText(role), focusColor(role), true });
+    m_view->setMarkLegend(legend);
 }
 
 QString GraphPanel::focusText() const

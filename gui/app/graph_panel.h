@@ -6,8 +6,12 @@
 ///
 /// The stepper drives it (followEvent): the event's FX graph is shown (loaded when another one is)
 /// and the nodes the event concerns are outlined by role (engine/runtime/event_focus.h): copied
-/// inputs orange, kept inputs grey, returned outputs green, rebuilt outputs blue, hazards red. A
-/// node inside a folded group outlines the group. "Follow the stepper" turns this off.
+/// inputs orange, kept inputs grey, returned outputs green, rebuilt outputs brown, hazards red
+/// (gui/graph/graph_palette.h, where each colour has one meaning). A node inside a folded group
+/// outlines the group. "Follow the stepper" turns this off.
+///
+/// Find (the search box) searches every node of the graph by name and target, folded or not: a
+/// match inside a fold opens the folds around it, and is selected and centred.
 #include "engine/graph/graph_view.h"
 #include "engine/runtime/event_focus.h"
 
@@ -55,6 +59,14 @@ public:
     bool selectNode(qlonglong graphId, const QString& name, bool notify = true);
     void setFollowing(bool on);
     bool following() const;
+    /// Goes to the next node whose name or target contains `text` (case-insensitive), after the last
+    /// match of the same text: opens the groups around it, selects and centres it, emits
+    /// nodeSelected, and says "3 of 12 (inside layers 0-31 (x32) › layer 2)" in the status line.
+    /// Returns the node, -1 when nothing matches.
+    int findNode(const QString& text);
+    /// The line above the graph: "decode · 877 nodes · 32 repeated layers folded (found from node
+    /// names l0_, l1_ …)".
+    QString headerText() const;
 
     /// The graph shown (nullptr while none is), its project id (-1) and the passes that rewrote
     /// each node, by name.
@@ -106,6 +118,8 @@ private:
     void loadGraph(qlonglong graphId);
     /// Folds the session's graph off the UI thread and shows it.
     void foldLoaded();
+    /// The title line from the graph on screen (headerText), unless loading it failed.
+    void applyTitle();
 
     ProjectSession* m_session;
     QLabel* m_title;
@@ -124,6 +138,11 @@ private:
     int m_selectNode = -1; ///< to select once the rebuilt view is on screen
     bool m_selectNotify = true;
     int m_generation = 0;
+    int m_revealGroup = -1; ///< the group last opened or folded: kept in sight once redrawn
+    QString m_findQuery; ///< Find's last text and its matches (node indices, graph order)
+    std::vector<int> m_findMatches;
+    int m_findPos = -1;
+    QString m_findStatus; ///< shown once the view with the match is on screen
 };
 
 } // namespace gui

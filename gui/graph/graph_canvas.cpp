@@ -27,23 +27,40 @@ void ZoomView::zoomBy(double factor)
     emit visibleRectChanged();
 }
 
+QRectF ZoomView::drawnRect() const
+{
+    if (!scene() || scene()->items().isEmpty())
+        return {};
+    const double margin = 16;
+    return scene()->itemsBoundingRect().adjusted(-margin, -margin, margin, margin);
+}
+
 void ZoomView::fitAll()
 {
-    if (!scene() || scene()->sceneRect().isEmpty()) {
+    const QRectF drawn = drawnRect();
+    if (drawn.isEmpty()) {
         resetTransform();
         emit visibleRectChanged();
         return;
     }
-    fitInView(scene()->sceneRect(), Qt::KeepAspectRatio);
-    if (zoom() > 1.0)
+    fitInView(drawn, Qt::KeepAspectRatio);
+    if (zoom() > 1.0) {
         resetTransform();
-    // A tall graph fitted whole is unreadable: keep at least a quarter of the normal size and start
-    // at the top, where the inputs are.
-    if (zoom() < 0.25) {
-        resetTransform();
-        scale(0.25, 0.25);
-        centerOn(scene()->sceneRect().center().x(), scene()->sceneRect().top() + viewport()->height() * 2);
+        centerOn(drawn.center());
     }
+    emit visibleRectChanged();
+}
+
+void ZoomView::showTop()
+{
+    const QRectF drawn = drawnRect();
+    fitAll();
+    if (drawn.isEmpty() || zoom() >= kReadableZoom)
+        return;
+    resetTransform();
+    scale(kReadableZoom, kReadableZoom);
+    const QRectF visible = visibleSceneRect();
+    centerOn(drawn.center().x(), drawn.top() + visible.height() / 2);
     emit visibleRectChanged();
 }
 

@@ -6,6 +6,7 @@
 namespace gui::graph {
 
 /// The main view: antialiased, drag to pan, Ctrl+wheel or +/- to zoom (0.05x to 4x), 0 to fit.
+/// A fit may go below 0.05x: whatever is drawn must fit.
 class ZoomView : public QGraphicsView {
     Q_OBJECT
 public:
@@ -13,8 +14,17 @@ public:
 
     /// Multiplies the zoom by `factor`, clamped to 0.05x .. 4x.
     void zoomBy(double factor);
-    /// Fits the whole scene (never zooms in past 1x); harmless on an empty scene.
+    /// Fits everything drawn (the items' bounding rect, with a margin) into the viewport, however
+    /// small that makes it; never zooms in past 1x. Harmless on an empty scene.
     void fitAll();
+    /// The first view of a graph: the whole of it when that is legible (at least kReadableZoom),
+    /// else its top at kReadableZoom, where the inputs are (the minimap shows the whole).
+    void showTop();
+    /// The drawing's bounds with the fit's margin (empty on an empty scene).
+    QRectF drawnRect() const;
+
+    /// The smallest zoom at which a node's name is legible: 11 px names at 9.9 px on screen.
+    static constexpr double kReadableZoom = 0.9;
     double zoom() const { return transform().m11(); }
     /// The scene rectangle currently visible.
     QRectF visibleSceneRect() const;

@@ -6,9 +6,11 @@
 
 #include <QFont>
 #include <QFontMetricsF>
+#include <QGraphicsSceneMouseEvent>
 #include <QPainter>
 #include <QPainterPathStroker>
 #include <QStyleOptionGraphicsItem>
+#include <algorithm>
 #include <cmath>
 
 namespace gui::graph {
@@ -21,6 +23,13 @@ namespace {
 QColor qcolor(const Rgb& c)
 {
     return QColor(c.r, c.g, c.b);
+}
+
+// An elided line: cut at the end, where a name's distinguishing suffix ("_k_cache") is rarely the
+// point and the start says where it comes from; the tooltip has it whole.
+QString fit(const QFontMetricsF& fm, const QString& text, double width)
+{
+    return fm.elidedText(text, Qt::ElideRight, width);
 }
 
 const QColor kSelected = qcolor(palette::kSelected);
@@ -78,8 +87,35 @@ ItemBoxItem::ItemBoxItem(const ViewItem& item, int viewIndex, const ItemBox& box
     setData(DataKind, isGroup() ? "group" : "node");
     setData(DataExpandable, isGroup());
     const QString tip = QString::fromStdString(item.label) + "\n" + QString::fromStdString(item.detail)
-        + (isGroup() ? "\n(double-click to expand or collapse)" : "") + (item.rewritten ? "\nrewritten by a pass" : "");
+        + (isGroup() ? "\n(click + or double-click to expand; double-click again to fold)" : "")
+        + (item.rewritten ? "\nrewritten by a pass" : "");
     setToolTip(tip);
+}
+
+LayoutOptions sceneLayoutOptions()
+{
+    // Node names are identifiers: letters, digits and '_'. Their mean advance, with a little slack
+    // for names heavy in wide letters; the detail line the same in its font.
+    const QString sample = "abcdefghijklmnopqrstuvwxyz_0123456789";
+    LayoutOptions o;
+    o.charWidth = QFontMetricsF(labelFont()).horizontalAdvance(sample) / sample.size() * 1.1;
+    o.detailCharWidth = QFontMetricsF(detailFont()).horizontalAdvance(sample + ".") / (sample.size() + 1) * 1.1;
+    o.maxWidth = 320;
+    return o;
+}
+
+QColor paletteColor(const Rgb& rgb)
+{
+    return qcolor(rgb);
+}
+
+QRectF ItemBoxItem::markerRect() const
+{
+    if (!isGroup())
+        return {};
+    const QRectF r = rect();
+    return QRectF(
+        r.left() + shape::kTextInset, r.center().y() - shape::kMarkerSize / 2, shape::kMarkerSize, shape::kMarkerSize);
 }
 
 QRectF ItemBoxItem::boundingRect() const
@@ -87,9 +123,11 @@ QRectF ItemBoxItem::boundingRect() const
     return rect().adjusted(-6, -8, 8, 6);
 }
 
-void ItemBoxItem::paint(QPainter* painter, const QStyleOptionGraphicsItem*, QWidget*)
+void ItemBoxItem::paint(QPainter* painter, const QStyleOptionGraphicsItem* option, QWidget*)
 {
     painter->setRenderHint(QPainter::Antialiasing);
+    // Screen pixels per scene point: what decides whether text is legible.
+    const double lod = option->levelOfDetailFromTransform(painter->worldTransform());
     const QRectF r = rect();
     const bool group = isGroup();
     const QColor fill = group ? qcolor(palette::kGroupFill) : roleColor(m_item.role);
@@ -110,9 +148,10 @@ void ItemBoxItem::paint(QPainter* painter, const QStyleOptionGraphicsItem*, QWid
     painter->setBrush(fill);
     painter->drawRoundedRect(r, radius, radius);
 
+    const bool legible = lod * shape::kDetailPixels >= kMinTextPixels;
     double left = r.left() + shape::kTextInset;
-    if (group) { // expand marker: a small boxed "+"
-        const QRectF marker(left, r.center().y() - shape::kMarkerSize / 2, shape::kMarkerSize, shape::kMarkerSize);
+    if (group && legible) { // expand marker: a small boxed "+"
+        const QRectF marker = markerRect();
         painter->setPen(QPen(qcolor(palette::kGroupBorder), 1.2));
         painter->setBrush(Qt::white);
         painter->drawRect(marker);
@@ -122,8 +161,28 @@ void ItemBoxItem::paint(QPainter* painter, const QStyleOptionGraphicsItem*, QWid
             QPointF(marker.center().x(), marker.top() + 3), QPointF(marker.center().x(), marker.bottom() - 3));
         left += shape::kMarkerSpace;
     }
-    const double textWidth = r.right() - shape::kTextInset - left;
     const QString label = QString::fromStdString(m_item.label);
+    if (!legible) {
+        // Zoomed out: nodes are coloured boxes; a group keeps its title, as large as the box allows
+        // and at least kMinTextPixels on screen, so the overview still says what is where.
+        if (group) {
+            // As large as the box's height and width allow, up to 1.6 times the legible minimum.
+            QFont f = labelFont();
+            f.setPixelSize(100);
+            const double at100 = std::max(1.0, QFontMetricsF(f).horizontalAdvance(label));
+            const double size = std::min(
+                { r.height() * 0.7, (r.width() - 6) * 100 / at100, kMinTextPixels * 1.6 / std::max(lod, 1e-3) });
+            if (size * lod >= 2) { // not a smear of grey in the minimap
+                f.setPixelSize(std::max(1, int(size)));
+                painter->setFont(f);
+                painter->setPen(kText);
+                painter->drawText(r, Qt::AlignCenter, label);
+            }
+        }
+        drawBadge(painter, r, lod);
+        return;
+    }
+    const double textWidth = r.right() - shape::kTextInset - left;
     QString detail = QString::fromStdString(m_item.detail);
     if (group && detail.isEmpty())
         detail = QString("%1 nodes").arg(m_item.members);
@@ -131,25 +190,29 @@ void ItemBoxItem::paint(QPainter* painter, const QStyleOptionGraphicsItem*, QWid
     painter->setPen(kText);
     painter->setFont(lf);
     const QRectF top(left, r.top() + 2, textWidth, r.height() / 2 - 1);
-    painter->drawText(
-        top, Qt::AlignHCenter | Qt::AlignBottom, QFontMetricsF(lf).elidedText(label, Qt::ElideMiddle, textWidth));
+    painter->drawText(top, Qt::AlignHCenter | Qt::AlignBottom, fit(QFontMetricsF(lf), label, textWidth));
     painter->setPen(kDetail);
     painter->setFont(df);
     const QRectF bottom(left, r.center().y() + 1, textWidth, r.height() / 2 - 3);
-    painter->drawText(
-        bottom, Qt::AlignHCenter | Qt::AlignTop, QFontMetricsF(df).elidedText(detail, Qt::ElideMiddle, textWidth));
+    painter->drawText(bottom, Qt::AlignHCenter | Qt::AlignTop, fit(QFontMetricsF(df), detail, textWidth));
+    drawBadge(painter, r, lod);
+}
 
-    if (m_item.rewritten) { // badge on the top-right corner
-        const QRectF badge(r.right() - 9, r.top() - 7, 15, 15);
-        painter->setPen(Qt::NoPen);
-        painter->setBrush(kRewritten);
-        painter->drawEllipse(badge);
-        QFont bf = detailFont();
-        bf.setBold(true);
-        painter->setFont(bf);
-        painter->setPen(Qt::white);
-        painter->drawText(badge, Qt::AlignCenter, "R");
-    }
+void ItemBoxItem::drawBadge(QPainter* painter, const QRectF& r, double lod) const
+{
+    if (!m_item.rewritten)
+        return;
+    const QRectF badge(r.right() - 9, r.top() - 7, 15, 15); // on the top-right corner
+    painter->setPen(Qt::NoPen);
+    painter->setBrush(kRewritten);
+    painter->drawEllipse(badge);
+    if (lod * shape::kDetailPixels < kMinTextPixels)
+        return;
+    QFont bf = detailFont();
+    bf.setBold(true);
+    painter->setFont(bf);
+    painter->setPen(Qt::white);
+    painter->drawText(badge, Qt::AlignCenter, "R");
 }
 
 void ItemBoxItem::setHighlighted(bool on)
@@ -163,6 +226,17 @@ void ItemBoxItem::setHighlightColor(const QColor& color)
         m_highlight = color;
         update();
     }
+}
+
+void ItemBoxItem::mousePressEvent(QGraphicsSceneMouseEvent* event)
+{
+    if (event->button() == Qt::LeftButton && markerRect().contains(event->pos())) {
+        if (auto* s = qobject_cast<GraphScene*>(scene()))
+            s->activateItem(m_viewIndex);
+        event->accept();
+        return;
+    }
+    QGraphicsItem::mousePressEvent(event);
 }
 
 void ItemBoxItem::mouseDoubleClickEvent(QGraphicsSceneMouseEvent* event)

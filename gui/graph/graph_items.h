@@ -3,6 +3,7 @@
 /// ViewEdge, plus the colour palette by NodeRole (the legend's data).
 #include "engine/graph/graph_view.h"
 #include "gui/graph/graph_layout.h"
+#include "gui/graph/graph_palette.h"
 
 #include <QColor>
 #include <QGraphicsItem>
@@ -33,11 +34,21 @@ struct LegendEntry {
 };
 /// Every role with its label and colour, in a fixed order.
 std::vector<LegendEntry> legend();
+/// Layout options whose character widths are measured from the fonts the boxes are drawn with
+/// (the widest of the name's characters, so that a measured name is not elided).
+LayoutOptions sceneLayoutOptions();
+/// The colour of a palette entry.
+QColor paletteColor(const Rgb& rgb);
 
 /// A node or group box centred on its position: rounded rectangle filled by role (groups: a
-/// distinct stacked style with an expand marker and member count), name and detail lines elided
-/// to fit, an orange badge when a pass rewrote it, a blue outline when selected and a thick
-/// coloured one when highlighted (magenta, or the colour the stepper's focus gives it).
+/// distinct stacked style with a "+" marker, which a click on it expands, and member count), name
+/// and detail lines elided at the end to fit, a teal badge when a pass rewrote it, a blue outline
+/// when selected and a thick coloured one when highlighted (magenta, or the colour the stepper's
+/// focus gives it).
+///
+/// Level of detail: text smaller than kMinTextPixels on screen is not drawn (a node is then a
+/// coloured box), and a group's title is drawn larger, up to the box's height, so that a zoomed-out
+/// overview still names its groups.
 class ItemBoxItem : public QGraphicsItem {
 public:
     ItemBoxItem(const engine::view::ViewItem& item, int viewIndex, const ItemBox& box);
@@ -51,12 +62,20 @@ public:
     QColor highlightColor() const { return m_highlight; }
     int viewIndex() const { return m_viewIndex; }
     bool isGroup() const { return m_item.kind == engine::view::ViewItem::Kind::Group; }
+    /// A group's "+" marker, in item coordinates (empty for a node): a click there expands it.
+    QRectF markerRect() const;
+
+    /// Below this many pixels on screen, text is not drawn.
+    static constexpr double kMinTextPixels = 5;
 
 protected:
+    void mousePressEvent(QGraphicsSceneMouseEvent* event) override;
     void mouseDoubleClickEvent(QGraphicsSceneMouseEvent* event) override;
 
 private:
     QRectF rect() const { return QRectF(-m_width / 2, -m_height / 2, m_width, m_height); }
+    /// The "R" badge of a rewritten node (its letter only where legible).
+    void drawBadge(QPainter* painter, const QRectF& r, double lod) const;
 
     engine::view::ViewItem m_item;
     int m_viewIndex;

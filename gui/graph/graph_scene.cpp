@@ -52,7 +52,8 @@ void GraphScene::setGraph(const engine::view::ViewGraph& view, const LayoutResul
         m_edges.push_back(edge);
     }
     const double margin = 24;
-    setSceneRect(QRectF(-margin, -margin, layout.width + 2 * margin, layout.height + 2 * margin));
+    setSceneRect(QRectF(-margin, -margin, layout.width + 2 * margin, layout.height + 2 * margin)
+                     .united(itemsBoundingRect().adjusted(-margin, -margin, margin, margin)));
     if (selected >= 0 && selected < int(m_boxes.size()))
         selectItem(selected);
 }

@@ -4,16 +4,77 @@
 #include "gui/graph/async_layout.h"
 #include "gui/graph/graph_canvas.h"
 #include "gui/graph/graph_items.h"
+#include "gui/graph/graph_palette.h"
 #include "gui/graph/graph_scene.h"
 
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QLineEdit>
+#include <QPainter>
 #include <QProgressBar>
 #include <QToolButton>
 #include <QVBoxLayout>
+#include <set>
 
 namespace gui::graph {
+
+/// The legend under the canvas: a swatch per line (a filled box, or an outlined one for outline
+/// and badge colours, bordered so that pale fills show), wrapped to the widget's width.
+class LegendStrip : public QWidget {
+public:
+    using QWidget::QWidget;
+
+    void setLines(const std::vector<GraphViewWidget::LegendLine>& lines)
+    {
+        m_lines = lines;
+        updateGeometry();
+        update();
+    }
+    bool hasHeightForWidth() const override { return true; }
+    int heightForWidth(int width) const override { return layoutLines(width, nullptr); }
+    QSize sizeHint() const override { return { 400, heightForWidth(std::max(width(), 400)) }; }
+    QSize minimumSizeHint() const override { return { 100, heightForWidth(std::max(width(), 100)) }; }
+
+protected:
+    void paintEvent(QPaintEvent*) override
+    {
+        QPainter p(this);
+        layoutLines(width(), &p);
+    }
+
+private:
+    // Places (and, with a painter, draws) the lines left to right, wrapping; returns the height.
+    int layoutLines(int width, QPainter* p) const
+    {
+        const QFontMetrics fm(font());
+        const int box = fm.height() - 4, gap = 14, pad = 4, row = fm.height() + 2;
+        int x = pad, y = pad;
+        for (const auto& line : m_lines) {
+            const int w = box + 5 + fm.horizontalAdvance(line.label);
+            if (x > pad && x + w > width - pad) {
+                x = pad;
+                y += row;
+            }
+            if (p) {
+                const QRect swatch(x, y + (row - box) / 2, box, box);
+                if (line.outline) {
+                    p->setPen(QPen(line.color, 2.5));
+                    p->setBrush(Qt::white);
+                } else {
+                    p->setPen(QPen(QColor(117, 117, 117), 1));
+                    p->setBrush(line.color);
+                }
+                p->drawRect(swatch);
+                p->setPen(palette().color(QPalette::WindowText));
+                p->drawText(QRect(x + box + 5, y, w, row), Qt::AlignVCenter | Qt::AlignLeft, line.label);
+            }
+            x += w + gap;
+        }
+        return m_lines.empty() ? 0 : y + row + pad;
+    }
+
+    std::vector<GraphViewWidget::LegendLine> m_lines;
+};
 
 GraphViewWidget::GraphViewWidget(QWidget* parent)
     : QWidget(parent)
@@ -23,12 +84,15 @@ GraphViewWidget::GraphViewWidget(QWidget* parent)
     , m_status(new QLabel(this))
     , m_busy(new QProgressBar(this))
     , m_cancel(new QToolButton(this))
-    , m_layout(new AsyncLayout(this))
+    , m_legendToggle(new QToolButton(this))
+    , m_legend(new LegendStrip(this))
+    , m_layout(new AsyncLayout(this, sceneLayoutOptions()))
 {
     m_canvas->setScene(m_scene);
     m_minimap = new MiniMap(m_canvas, m_canvas);
     m_search->setPlaceholderText("Find node (name or target), Enter for next");
     m_search->setClearButtonEnabled(true);
+    m_search->setObjectName("graphFind");
     m_status->setText("no graph");
 
     m_busy->setRange(0, 0); // busy, no percentage: Graphviz reports no progress
@@ -39,17 +103,33 @@ GraphViewWidget::GraphViewWidget(QWidget* parent)
     m_cancel->setToolTip("Stop waiting for this layout and keep the graph as it was (Esc)");
     m_cancel->setShortcut(QKeySequence(Qt::Key_Escape));
     m_cancel->hide();
+    m_legendToggle->setText("Legend");
+    m_legendToggle->setObjectName("legendToggle");
+    m_legendToggle->setCheckable(true);
+    m_legendToggle->setChecked(true);
+    m_legendToggle->setToolTip("Show or hide what each colour means");
+    m_legend->setObjectName("graphLegend");
+    m_legend->setSizePolicy(QSizePolicy::Preferred, QSizePolicy::Preferred);
     auto* bar = new QHBoxLayout;
     bar->addWidget(m_search, 1);
     bar->addWidget(m_status, 1);
     bar->addWidget(m_busy);
     bar->addWidget(m_cancel);
+    bar->addWidget(m_legendToggle);
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
     layout->addLayout(bar);
     layout->addWidget(m_canvas, 1);
+    layout->addWidget(m_legend);
 
-    connect(m_search, &QLineEdit::returnPressed, this, [this] { findNext(m_search->text()); });
+    connect(m_search, &QLineEdit::returnPressed, this, [this] {
+        if (m_finder)
+            m_finder(m_search->text());
+        else
+            findNext(m_search->text());
+    });
+    connect(m_legendToggle, &QToolButton::toggled, m_legend, &QWidget::setVisible);
+    connect(m_scene, &QGraphicsScene::selectionChanged, this, &GraphViewWidget::updateLegend);
     connect(m_layout, &AsyncLayout::started, this, [this] {
         m_status->setText("laying out…");
         m_busy->show();
@@ -61,7 +141,12 @@ GraphViewWidget::GraphViewWidget(QWidget* parent)
     connect(m_canvas, &ZoomView::visibleRectChanged, m_minimap, qOverload<>(&QWidget::update));
 }
 
-GraphViewWidget::~GraphViewWidget() = default;
+// The scene, a child, is deleted after this object's members: its clear() emits selectionChanged,
+// which must not reach updateLegend() then.
+GraphViewWidget::~GraphViewWidget()
+{
+    disconnect(m_scene, nullptr, this, nullptr);
+}
 
 void GraphViewWidget::setView(const engine::view::ViewGraph& view)
 {
@@ -73,6 +158,7 @@ void GraphViewWidget::setView(const engine::view::ViewGraph& view)
         m_cancel->hide();
         m_scene->clearGraph();
         m_minimap->refit();
+        updateLegend();
         m_status->setText("empty graph");
         emit viewShown();
         return;
@@ -103,8 +189,9 @@ void GraphViewWidget::onLayoutReady(const QString& key, std::shared_ptr<const La
     m_scene->setGraph(m_pending, *layout);
     m_minimap->refit();
     if (m_fitOnShow || !sameGraph)
-        fitAll();
+        showTop();
     m_fitOnShow = false;
+    updateLegend();
     m_status->setText(QString("%1 items, %2 edges · layout %3 ms")
                           .arg(m_pending.items.size())
                           .arg(m_pending.edges.size())
@@ -127,6 +214,60 @@ void GraphViewWidget::onLayoutFailed(const QString& key, const QString& message)
 void GraphViewWidget::fitAll()
 {
     m_canvas->fitAll();
+}
+
+void GraphViewWidget::showTop()
+{
+    m_canvas->showTop();
+}
+
+void GraphViewWidget::setFinder(std::function<void(const QString&)> finder)
+{
+    m_finder = std::move(finder);
+}
+
+void GraphViewWidget::setStatusText(const QString& text)
+{
+    m_status->setText(text);
+}
+
+void GraphViewWidget::setMarkLegend(const std::vector<LegendLine>& lines)
+{
+    m_markLegend = lines;
+    updateLegend();
+}
+
+bool GraphViewWidget::legendVisible() const
+{
+    return m_legendToggle->isChecked();
+}
+
+void GraphViewWidget::updateLegend()
+{
+    const auto& view = m_scene->view();
+    std::vector<LegendLine> lines;
+    std::set<engine::view::NodeRole> roles;
+    bool groups = false, rewritten = false;
+    for (const auto& item : view.items) {
+        if (item.kind == engine::view::ViewItem::Kind::Group)
+            groups = true;
+        else
+            roles.insert(item.role);
+        rewritten = rewritten || item.rewritten;
+    }
+    for (const auto& entry : legend())
+        if (roles.count(entry.role))
+            lines.push_back({ entry.label, entry.color });
+    if (groups)
+        lines.push_back({ "folded group (click + to open)", paletteColor(palette::kGroupFill) });
+    if (rewritten)
+        lines.push_back({ "rewritten by a pass (R)", paletteColor(palette::kRewritten), true });
+    if (m_scene->selectedItem() >= 0)
+        lines.push_back({ "selected", paletteColor(palette::kSelected), true });
+    for (const auto& mark : m_markLegend)
+        lines.push_back(mark);
+    m_legendLines = lines;
+    m_legend->setLines(lines);
 }
 
 int GraphViewWidget::findNext(const QString& text)

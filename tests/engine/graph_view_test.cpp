@@ -468,6 +468,57 @@ TEST(GraphViewRepeat, AnonymousDecoder)
     }
 }
 
+// AOT autograd's write-backs of mutated inputs come after the last layer (`copy_(arg6_1,
+// index_copy)`): each folds into the layer that computed its source, and so does the cache
+// placeholder it writes, which that layer alone uses. Inputs every layer reads stay outside.
+TEST(GraphViewRepeat, WriteBacksFoldIntoTheirLayer)
+{
+    GraphBuilder b;
+    b.input("x", InputKind::UserInput).input("pos", InputKind::UserInput);
+    for (int l = 0; l < 3; ++l)
+        b.input("w" + std::to_string(l)).input("c" + std::to_string(l), InputKind::UserInput);
+    std::string h = "x";
+    for (int l = 0; l < 3; ++l) {
+        const std::string s = l == 0 ? "" : "_" + std::to_string(l);
+        b.op("mm" + s, "aten.mm.default", { h, "w" + std::to_string(l) });
+        b.op("index_copy" + s, "aten.index_copy.default", { "c" + std::to_string(l), "pos", "mm" + s });
+        b.op("add" + s, "aten.add.Tensor", { "mm" + s, "index_copy" + s });
+        h = "add" + s;
+    }
+    b.op("copy_", "aten.copy_.default", { "c0", "index_copy" });
+    b.op("copy__1", "aten.copy_.default", { "c1", "index_copy_1" });
+    b.op("copy__2", "aten.copy_.default", { "c2", "index_copy_2" });
+    // A write-back of something computed outside the layers stays where it is.
+    b.op("neg", "aten.neg.default", { "x" });
+    b.op("copy__3", "aten.copy_.default", { "x", "neg" });
+    Graph g = b.done({ h });
+    Grouping gr = groupNodes(g);
+    ASSERT_EQ(gr.method.rfind("repeated op sequence", 0), 0u) << gr.method;
+    EXPECT_EQ(layerOf(gr, g, "copy_"), 0);
+    EXPECT_EQ(layerOf(gr, g, "copy__1"), 1);
+    EXPECT_EQ(layerOf(gr, g, "copy__2"), 2);
+    EXPECT_EQ(layerOf(gr, g, "c0"), 0);
+    EXPECT_EQ(layerOf(gr, g, "c2"), 2);
+    EXPECT_EQ(layerOf(gr, g, "w1"), 1);
+    EXPECT_EQ(layerOf(gr, g, "pos"), -1);
+    EXPECT_EQ(layerOf(gr, g, "x"), -1);
+    EXPECT_EQ(layerOf(gr, g, "copy__3"), -1);
+    // Folded: x, pos, the layers, neg, copy__3 and the output.
+    ViewGraph folded = buildView(g, gr, {});
+    EXPECT_EQ(folded.items.size(), 6u);
+    expectConsistent(g, gr, folded);
+    // Still reachable: expanding the stack and layer 1 draws copy__1 and c1 on their own.
+    auto stacks = groupsOfKind(gr, "layers");
+    ASSERT_EQ(stacks.size(), 1u);
+    const int layer1 = gr.groups[size_t(stacks[0])].children[1];
+    ViewGraph open = buildView(g, gr, { stacks[0], layer1 });
+    for (const char* name : { "copy__1", "c1" }) {
+        const ViewItem& item = open.items[size_t(open.itemOfNode[size_t(g.find(name))])];
+        EXPECT_EQ(item.kind, ViewItem::Kind::Node) << name;
+        EXPECT_EQ(item.label, name);
+    }
+}
+
 TEST(GraphViewRepeat, NoRepetitionNoLayers)
 {
     auto r = fxtest::readOk("torchair_000_aot_forward_graph.txt");

@@ -1,10 +1,12 @@
 // The graph view's scene and widget: items from a laid-out ViewGraph, selection and group
 // activation, search, and a screenshot of a hand-built decoder view.
 #include "graph_test_views.h"
+#include "gui/app/graph_panel.h"
 #include "gui/graph/async_layout.h"
 #include "gui/graph/graph_canvas.h"
 #include "gui/graph/graph_items.h"
 #include "gui/graph/graph_layout.h"
+#include "gui/graph/graph_palette.h"
 #include "gui/graph/graph_scene.h"
 #include "gui/graph/graph_view_widget.h"
 
@@ -13,6 +15,7 @@
 #include <QSignalSpy>
 #include <QToolButton>
 #include <QtTest>
+#include <map>
 #include <set>
 
 using namespace graph_test;
@@ -147,6 +150,113 @@ private slots:
         box->setText("copy_");
         QTest::keyClick(box, Qt::Key_Return);
         QCOMPARE(widget.scene()->selectedItem(), 16);
+    }
+
+    // Every colour that means something means one thing: no two entries of the palette's table
+    // share a colour, and the stepper's outlines are the table's.
+    void eachColourHasOneMeaning()
+    {
+        std::map<std::string, std::string> meaningOf;
+        for (const auto& entry : colourMeanings()) {
+            const auto [it, fresh] = meaningOf.emplace(entry.colour.hex(), entry.meaning);
+            QVERIFY2(fresh || it->second == entry.meaning,
+                qPrintable(QString("%1 means both \"%2\" and \"%3\"")
+                               .arg(QString::fromStdString(entry.colour.hex()), it->second.c_str(), entry.meaning)));
+        }
+        QCOMPARE(int(meaningOf.size()), int(colourMeanings().size()));
+        QVERIFY(meaningOf.count(palette::kRewritten.hex()));
+        QCOMPARE(meaningOf[focusRgb(engine::runtime::FocusRole::Copied).hex()], std::string("stepper: copied input"));
+        // The panel's focus outlines are these colours.
+        for (auto role : kFocusRoles)
+            QCOMPARE(gui::GraphPanel::focusColor(role), paletteColor(focusRgb(role)));
+    }
+
+    // The legend lists what the drawn view uses: the decoder view has groups and rewritten nodes, a
+    // plain chain has neither; marks add their lines; the toggle hides it.
+    void legendListsTheColoursDrawn()
+    {
+        GraphViewWidget widget;
+        QSignalSpy shown(&widget, &GraphViewWidget::viewShown);
+        widget.resize(800, 600);
+        widget.show();
+        ViewGraph v = decoder();
+        v.items[3].rewritten = true;
+        setKey(v, "legend");
+        widget.setView(v);
+        QVERIFY(shown.wait(10000));
+        QStringList labels;
+        for (const auto& line : widget.legendLines())
+            labels << line.label;
+        QVERIFY(labels.contains("folded group (click + to open)"));
+        QVERIFY(labels.contains("rewritten by a pass (R)"));
+        QVERIFY(labels.contains("parameter"));
+        QVERIFY(labels.contains("sym int"));
+        QVERIFY(!labels.contains("selected"));
+        widget.scene()->selectItem(2);
+        QCOMPARE(widget.legendLines().back().label, QString("selected"));
+        widget.setMarkLegend({ { "stepper: hazard", Qt::red, true } });
+        QCOMPARE(widget.legendLines().back().label, QString("stepper: hazard"));
+        auto* toggle = widget.findChild<QToolButton*>("legendToggle");
+        QVERIFY(toggle);
+        QVERIFY(widget.legendVisible());
+        toggle->click();
+        QVERIFY(!widget.legendVisible());
+
+        widget.setMarkLegend({});
+        widget.scene()->selectItem(-1);
+        widget.setView(chain(4));
+        QVERIFY(shown.wait(10000));
+        labels.clear();
+        for (const auto& line : widget.legendLines())
+            labels << line.label;
+        QCOMPARE(labels, QStringList({ "intermediate" }));
+    }
+
+    // A graph too tall to fit legibly opens at its top, with names at 9 px or more on screen; Ctrl+0
+    // (fitAll) then shows the whole drawing, however small.
+    void firstViewIsLegibleAndFitShowsEverything()
+    {
+        GraphViewWidget widget;
+        QSignalSpy shown(&widget, &GraphViewWidget::viewShown);
+        widget.resize(800, 600);
+        widget.show();
+        const ViewGraph v = chain(120);
+        widget.setView(v);
+        QVERIFY(shown.wait(20000));
+        ZoomView* canvas = widget.canvas();
+        QVERIFY(canvas->zoom() * shape::kLabelPixels >= 9);
+        QVERIFY(canvas->visibleSceneRect().contains(widget.scene()->boxItem(0)->sceneBoundingRect()));
+        QVERIFY(!canvas->visibleSceneRect().contains(widget.scene()->boxItem(119)->sceneBoundingRect()));
+        widget.fitAll();
+        const QRect drawn = canvas->mapFromScene(widget.scene()->itemsBoundingRect()).boundingRect();
+        QVERIFY2(canvas->viewport()->rect().contains(drawn),
+            qPrintable(QString("drawn %1x%2 at zoom %3").arg(drawn.width()).arg(drawn.height()).arg(canvas->zoom())));
+        QVERIFY(canvas->zoom() < ZoomView::kReadableZoom);
+    }
+
+    // Clicking a group's "+" (not double-clicking) activates it; a click elsewhere on it selects.
+    void clickingThePlusActivatesAGroup()
+    {
+        const ViewGraph v = decoder();
+        GraphScene scene;
+        scene.setGraph(v, *layoutView(v));
+        QGraphicsView view(&scene);
+        view.resize(1200, 900);
+        view.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&view));
+        QSignalSpy activated(&scene, &GraphScene::groupActivated);
+        ItemBoxItem* group = scene.boxItem(17);
+        QVERIFY(group->isGroup());
+        QVERIFY(!group->markerRect().isEmpty());
+        QVERIFY(scene.boxItem(0)->markerRect().isEmpty());
+        view.centerOn(group);
+        QTest::mouseClick(
+            view.viewport(), Qt::LeftButton, {}, view.mapFromScene(group->mapToScene(group->markerRect().center())));
+        QCOMPARE(activated.count(), 1);
+        QCOMPARE(activated.front().front().toInt(), v.items[17].index);
+        QTest::mouseClick(view.viewport(), Qt::LeftButton, {}, view.mapFromScene(group->scenePos() + QPointF(20, 0)));
+        QCOMPARE(activated.count(), 1);
+        QCOMPARE(scene.selectedItem(), 17);
     }
 
     void fitAllOnAnEmptySceneAndAnEmptyView()
