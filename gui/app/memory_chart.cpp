@@ -1,21 +1,23 @@
 #include "gui/app/memory_chart.h"
 
+#include "gui/app/mark_palette.h"
 #include "gui/app/memory_view.h"
 
 #include <QHelpEvent>
 #include <QKeyEvent>
 #include <QMouseEvent>
+#include <QPainter>
 #include <QToolTip>
 #include <QWheelEvent>
-#include <QPainter>
 #include <algorithm>
 #include <cmath>
 
 namespace gui {
 
 namespace {
-const QColor kReserved(0x4e, 0x79, 0xa7);
-const QColor kAllocated(0xf2, 0x8e, 0x2b);
+using engine::report::MarkKind;
+const QColor kReserved = markColour(MarkKind::PeakReserved);
+const QColor kAllocated = markColour(MarkKind::PeakAllocated);
 const QColor kCapacity(0xc0, 0x30, 0x30);
 } // namespace
 
@@ -66,6 +68,7 @@ void MemoryChart::setSeries(std::vector<uint64_t> reserved, std::vector<uint64_t
     m_first = 0;
     m_last = std::max(0, int(m_reserved.size()) - 1);
     m_selectFrom = m_selectTo = -1;
+    m_rangeFirst = m_rangeLast = -1;
     update();
 }
 
@@ -117,7 +120,11 @@ void MemoryChart::zoomTo(int first, int last)
     update();
 }
 
-void MemoryChart::resetZoom() { zoomTo(0, int(m_reserved.size()) - 1); }
+void MemoryChart::resetZoom()
+{
+    m_rangeFirst = m_rangeLast = -1;
+    zoomTo(0, int(m_reserved.size()) - 1);
+}
 
 QRect MemoryChart::plotRect() const
 {
@@ -214,7 +221,7 @@ void MemoryChart::mouseReleaseEvent(QMouseEvent* e)
     const int a = std::min(m_selectFrom, m_selectTo), b = std::max(m_selectFrom, m_selectTo);
     m_selectFrom = m_selectTo = -1;
     if (b > a) {
-        zoomTo(a, b);
+        selectRange(a, b);
         emit rangeSelected(a, b);
     }
     update();
@@ -415,6 +422,16 @@ void MemoryChart::paintEvent(QPaintEvent*)
     if (m_peakAllocated >= 0 && m_peakAllocated != m_peak)
         mark(m_peakAllocated, m_allocated[size_t(m_peakAllocated)], kAllocated, QString());
     p.setRenderHint(QPainter::Antialiasing, false);
+    const std::vector<MarkKind> markKinds = paintMarks(p, r);
+    if (const QString summary = rangeSummary(); !summary.isEmpty()) { // over the plot, under the ticks
+        const QString text = fm.elidedText(summary, Qt::ElideRight, r.width() - 12);
+        const QRect box(r.left() + 4, r.top() + 9, fm.horizontalAdvance(text) + 8, fm.height() + 2);
+        QColor back = palette().base().color();
+        back.setAlpha(215);
+        p.fillRect(box, back);
+        p.setPen(palette().text().color());
+        p.drawText(box, Qt::AlignCenter, text);
+    }
     // Cursor.
     if (m_cursor >= m_first && m_cursor <= m_last) {
         const int cx = xOf(m_cursor);
@@ -434,6 +451,16 @@ void MemoryChart::paintEvent(QPaintEvent*)
     legend(kAllocated, "allocated " + formatBytes(m_allocated[at]));
     if (m_capacity > m_top)
         legend(kCapacity, "capacity " + formatBytes(m_capacity) + " (off the scale)");
+    for (MarkKind k : markKinds) { // a short tick and the kind's name, as far as they fit
+        const QString name = QString(engine::report::markKindLabel(k)).toLower();
+        const int w = 6 + fm.horizontalAdvance(name) + 12;
+        if (x + w > r.right())
+            break;
+        p.fillRect(QRect(x, 2, 2, 9), markColour(k));
+        p.setPen(palette().text().color());
+        p.drawText(QRect(x + 6, 0, fm.horizontalAdvance(name) + 4, 16), Qt::AlignVCenter, name);
+        x += w;
+    }
     if (!m_layers.empty()) { // the layers of the cursor's event, largest first, as far as they fit
         std::vector<size_t> order;
         for (size_t k = 0; k < m_layers[at].size() && k < m_layerNames.size(); ++k)

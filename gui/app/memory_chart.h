@@ -9,11 +9,22 @@
 /// whole run again. Whatever the zoom, at most one min/max pair per pixel column is drawn (level
 /// of detail), so a run of 100,000 steps paints as fast as one of 100. Clicking or dragging picks
 /// the event under the mouse; the tooltip names the event, its time and both values.
+///
+/// Marks (issue 21): the run's captures, recaptures, hazards, ... (setMarks) as thin ticks along
+/// the top of the plot, in the colours of mark_palette.h with a legend entry each, at most one tick
+/// per pixel column per kind. The peak kinds are not ticked: the chart marks its own peaks. A range
+/// selected with Shift+drag (or selectRange) is summed up over the plot: "events a–b · Δreserved +X ·
+/// peak Y at event Z · N captures, M hazards", events numbered from 1 as the stepper shows them.
+#include "engine/report/event_marks.h"
+
 #include <QColor>
 #include <QString>
 #include <QWidget>
 #include <cstdint>
+#include <map>
 #include <vector>
+
+class QPainter;
 
 namespace gui {
 
@@ -46,6 +57,22 @@ public:
     /// Shows events [first, last] (clamped; at least two events when the run has them).
     void zoomTo(int first, int last);
     void resetZoom();
+    /// The events (0-based, any order) of kind `kind` drawn as ticks; an empty list removes it.
+    void setMarks(engine::report::MarkKind kind, std::vector<int> events);
+    /// Every kind `marks` has (the ones already set are replaced).
+    void setAllMarks(const engine::report::EventMarks& marks);
+    void clearMarks();
+    const std::vector<int>& marks(engine::report::MarkKind kind) const;
+    /// Zooms to [first, last] and sums it up over the plot, as Shift+drag does (without the
+    /// rangeSelected signal). resetZoom() and setSeries() clear the selection.
+    void selectRange(int first, int last);
+    int selectedFirst() const { return m_rangeFirst; }
+    int selectedLast() const { return m_rangeLast; }
+    /// The summary line of the selected range, empty when none is selected.
+    QString rangeSummary() const;
+    /// The mark ticks the last paint drew, all kinds together (never more than one per pixel column per kind).
+    int markTicksDrawn() const { return m_markTicksDrawn; }
+
     /// Events of the highest reserved and highest allocated values (-1 when there are no events).
     int peakReservedEvent() const { return m_peak; }
     int peakAllocatedEvent() const { return m_peakAllocated; }
@@ -81,6 +108,10 @@ private:
     double axisValue(int event) const;
     /// "+12.5 ms", "+3.20 s" from the first event's time, or the event number.
     QString axisLabel(double value) const;
+    /// The first event whose axis value is at least `value` (m_last + 1 when none), among the visible.
+    int firstEventFrom(double value) const;
+    /// Ticks along the top of the plot and the legend entries' kinds; returns the kinds drawn.
+    std::vector<engine::report::MarkKind> paintMarks(QPainter& p, const QRect& plot);
 
     std::vector<uint64_t> m_reserved, m_allocated;
     std::vector<int64_t> m_times;
@@ -97,6 +128,9 @@ private:
     std::vector<std::vector<uint64_t>> m_layers;
     std::vector<QString> m_ticks;
     int m_columnsDrawn = 0;
+    std::map<engine::report::MarkKind, std::vector<int>> m_marks;
+    int m_rangeFirst = -1, m_rangeLast = -1; ///< the selected range, -1 when none
+    int m_markTicksDrawn = 0;
 };
 
 } // namespace gui

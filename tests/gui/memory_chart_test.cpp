@@ -17,6 +17,8 @@ private slots:
     void levelOfDetailDrawsAtMostOneColumnPerPixel();
     void peaksAndCursorFollow();
     void layersStackUnderTheAllocatedLine();
+    void marksAreTickedAtMostOncePerColumn();
+    void selectedRangeIsSummedUp();
 };
 
 namespace {
@@ -159,6 +161,73 @@ void MemoryChartTest::layersStackUnderTheAllocatedLine()
     // Layers that do not match the events are refused, never drawn against the wrong events.
     chart.setLayers({ "x" }, { Qt::red }, std::vector<std::vector<uint64_t>>(3));
     QVERIFY(!chart.hasLayers());
+}
+
+void MemoryChartTest::marksAreTickedAtMostOncePerColumn()
+{
+    using engine::report::MarkKind;
+    gui::MemoryChart chart;
+    chart.resize(700, 170);
+    fill(chart, 100000, 5000, false);
+    std::vector<int> every, few;
+    for (int i = 0; i < 100000; i += 2)
+        every.push_back(i);
+    few = { 99999, 10, 50000 }; // any order: sorted by the chart
+    chart.setMarks(MarkKind::Replay, every);
+    chart.setMarks(MarkKind::Hazard, few);
+    chart.setMarks(MarkKind::PeakReserved, { 5000 }); // the chart's own peak dot, no tick
+    QCOMPARE(chart.marks(MarkKind::Hazard), std::vector<int>({ 10, 50000, 99999 }));
+    chart.grab();
+    // 50,000 replays over some 600 columns: one tick per column at most, and every column reached
+    // (a replay every other event); plus the three hazards.
+    const int width = chart.width();
+    QVERIFY2(chart.markTicksDrawn() > 3 + width / 2 && chart.markTicksDrawn() <= 3 + width,
+        qPrintable(QString::number(chart.markTicksDrawn())));
+    // Zoomed to 100 events: each of the 50 replays in view has its own column.
+    chart.zoomTo(200, 299);
+    chart.grab();
+    QCOMPARE(chart.markTicksDrawn(), 50);
+    chart.zoomTo(40000, 60000); // one hazard in view among the replays
+    chart.grab();
+    const int withHazard = chart.markTicksDrawn();
+    chart.setMarks(MarkKind::Hazard, {});
+    chart.grab();
+    QCOMPARE(chart.markTicksDrawn(), withHazard - 1);
+    chart.clearMarks();
+    chart.grab();
+    QCOMPARE(chart.markTicksDrawn(), 0);
+}
+
+void MemoryChartTest::selectedRangeIsSummedUp()
+{
+    using engine::report::MarkKind;
+    gui::MemoryChart chart;
+    chart.resize(900, 170);
+    fill(chart, 200, 70, false);
+    chart.setMarks(MarkKind::Capture, { 5, 20, 60, 150 });
+    chart.setMarks(MarkKind::Hazard, { 65 });
+    QVERIFY(chart.rangeSummary().isEmpty());
+    // Shift+drag from about event 11 to about event 91.
+    QSignalSpy ranges(&chart, &gui::MemoryChart::rangeSelected);
+    const int y = chart.height() / 2;
+    QTest::mousePress(&chart, Qt::LeftButton, Qt::ShiftModifier, QPoint(chart.xOf(10), y));
+    QMouseEvent move(QEvent::MouseMove, QPoint(chart.xOf(90), y), Qt::LeftButton, Qt::LeftButton, Qt::ShiftModifier);
+    QCoreApplication::sendEvent(&chart, &move);
+    QTest::mouseRelease(&chart, Qt::LeftButton, Qt::ShiftModifier, QPoint(chart.xOf(90), y));
+    QCOMPARE(ranges.count(), 1);
+    const int a = chart.selectedFirst(), b = chart.selectedLast();
+    QCOMPARE(a, 10);
+    QCOMPARE(b, 90);
+    // reserved(e) = (10 + e % 7) MiB, plus 50 MiB at event 70: from 13 MiB at event 11 to 16 MiB at
+    // event 91; the peak is event 71 (1-based); captures 20 and 60 and the hazard fall inside.
+    QCOMPARE(chart.rangeSummary(),
+        QString("events 11–91 · Δreserved +3.0 MiB · peak 60.0 MiB at event 71 · 2 captures, 1 hazard"));
+    chart.show();
+    screenshot(chart, "memory_chart_marks_range.png");
+    chart.resetZoom();
+    QVERIFY(chart.rangeSummary().isEmpty());
+    chart.selectRange(148, 146); // given backwards; memory falls over it and no mark is inside
+    QCOMPARE(chart.rangeSummary(), QString("events 147–149 · Δreserved −5.0 MiB · peak 16.0 MiB at event 147"));
 }
 
 QTEST_MAIN(MemoryChartTest)
