@@ -5,6 +5,7 @@
 // For annotationText and contiguousStrides: an output is summed up in the annotation form FX prints
 // ("f32[4, 8][8, 1]npu:0"), and the readers own that form; no second formatter here.
 #include "engine/readers/fx_reader_internal.h"
+#include "engine/report/hazard_explain.h"
 
 #include <cstdio>
 #include <set>
@@ -277,8 +278,10 @@ Detail inputsRow(const runtime::Event& e)
         std::move(inputs));
 }
 
-Detail hazardRow(const runtime::Hazard& h)
+// A hazard with its explanation (engine/report/hazard_explain.h) as the last child.
+Detail hazardRow(const Simulation& sim, int index)
 {
+    const runtime::Hazard& h = sim.hazards[size_t(index)];
     std::vector<Detail> fields { row("kind", runtime::hazardKindName(h.kind)) };
     if (h.call >= 0)
         fields.push_back(row("call", std::to_string(h.call)));
@@ -288,6 +291,7 @@ Detail hazardRow(const runtime::Hazard& h)
     fields.push_back(row("message", h.message));
     if (h.madeAtCall >= 0)
         fields.push_back(row("made at call", std::to_string(h.madeAtCall)));
+    fields.push_back(explanationRow(explainHazard(sim, index)));
     return row("hazard", runtime::hazardKindName(h.kind), std::move(fields));
 }
 
@@ -308,9 +312,10 @@ Detail callRow(const Simulation& sim, const runtime::CallRecord& c)
     fields.push_back(row("device reserved after the call", bytesText(c.deviceReserved)));
     fields.push_back(row("device allocated after the call", bytesText(c.deviceAllocated)));
     std::vector<Detail> hazards;
-    for (const runtime::Hazard& h : sim.hazards)
-        if (h.call == c.index)
-            hazards.push_back(row(runtime::hazardKindName(h.kind), h.message));
+    for (size_t i = 0; i < sim.hazards.size(); ++i)
+        if (sim.hazards[i].call == c.index)
+            hazards.push_back(row(runtime::hazardKindName(sim.hazards[i].kind), sim.hazards[i].message,
+                { explanationRow(explainHazard(sim, int(i))) }));
     if (!hazards.empty()) {
         // The count is read before the list is moved: the order in which a call's arguments are evaluated
         // is unspecified, and GCC moves first (the count read 0).
@@ -350,8 +355,11 @@ Details eventDetails(const Simulation& sim, int event)
     rows.push_back(logRow(e));
     if (!e.inputs.empty())
         rows.push_back(inputsRow(e));
-    if (e.hazard >= 0 && e.hazard < int(sim.hazards.size()))
-        rows.push_back(hazardRow(sim.hazards[size_t(e.hazard)]));
+    // The hazards this event shows: its own (a fallback, an out-of-memory) and those the simulator found
+    // in this step of its call (hazardEvent).
+    for (size_t i = 0; i < sim.hazards.size(); ++i)
+        if (int(i) == e.hazard || (sim.hazards[i].call == e.call && hazardEvent(sim, int(i)) == event))
+            rows.push_back(hazardRow(sim, int(i)));
     rows.push_back(row("device reserved after", bytesText(e.deviceReserved)));
     rows.push_back(row("device allocated after", bytesText(e.deviceAllocated)));
     if (!e.memory.empty()) {

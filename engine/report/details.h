@@ -40,9 +40,11 @@ Details nodeDetails(const engine::Graph& graph, int node, const std::vector<std:
 
 /// Event `event` (0-based index into sim.events): its number, call, kind, graph, key, summary, every
 /// log line TorchAir prints there (key: level; value: text, "<category>: <text>" for a warnings.warn
-/// text), input actions, the hazard it reports, device memory after it, and the record of the call
-/// it belongs to (action, recapture cause, inputs and bytes copied, outputs rebuilt, and the hazards
-/// raised during the call: only out-of-memory and fallback hazards have an event of their own). An
+/// text), input actions, the hazards it shows (a "hazard" row each: its own, for a fallback or an
+/// out-of-memory event, and those found in this step of its call, report::hazardEvent), device memory
+/// after it, and the record of the call it belongs to (action, recapture cause, inputs and bytes
+/// copied, outputs rebuilt, and every hazard raised during the call). Each hazard row ends in an
+/// "explanation" row (report::explanationRow: what, why, avoid, what TorchAir says, source). An
 /// index outside the run gives a Details whose title says so and whose rows are empty.
 Details eventDetails(const engine::runtime::Simulation& sim, int event);
 

@@ -258,6 +258,11 @@ TEST(DetailsEvent, CaptureCarriesTorchAirLog)
         hazards.value, "1"); // the count is the list's: it once read 0 (the list was moved before its size was read)
     EXPECT_EQ(hazards.children[0].key, "recapture_storm");
     EXPECT_NE(hazards.children[0].value.find("recaptured 3 times by call 7"), std::string::npos);
+    // Each of the call's hazards carries its explanation; the capture that found the storm shows it too.
+    EXPECT_EQ(at(hazards.children, { "recapture_storm", "explanation" }).value,
+        "Recapture storm: a graph keeps being captured again");
+    EXPECT_EQ(at(d.rows, { "hazard" }).value, "recapture_storm");
+    EXPECT_NE(at(d.rows, { "hazard", "explanation", "what" }).value.find("l0_k_cache"), std::string::npos);
 
     // The first event (compile of call 0) prints warnings.warn texts: the category leads the value.
     const Details compile = engine::report::eventDetails(sim, 0);
@@ -287,6 +292,15 @@ TEST(DetailsEvent, FallbackEventCarriesItsHazard)
     EXPECT_NE(
         at(d.rows, { "hazard", "message" }).value.find("static_capture_size_limit=2 at call 3"), std::string::npos);
     EXPECT_EQ(at(d.rows, { "call record" }).value, "eager");
+    // The explanation: what, why, the ways to avoid it, TorchAir's warning (once) and the source.
+    const Detail& x = at(d.rows, { "hazard", "explanation" });
+    EXPECT_EQ(x.value, "Capture limit reached: the graph runs eagerly from now on");
+    EXPECT_EQ(keys(x.children), (std::vector<std::string> { "what", "why", "avoid", "TorchAir says", "source" }));
+    EXPECT_NE(at(x.children, { "avoid", "1" }).value.find("raise debug.aclgraph.static_capture_size_limit"),
+        std::string::npos);
+    EXPECT_EQ(at(x.children, { "TorchAir says" }).value, "1 line");
+    EXPECT_EQ(
+        at(x.children, { "TorchAir says", "quote" }).value.rfind("UserWarning: The static_capture_size_limit", 0), 0u);
 }
 
 TEST(DetailsBlock, LiveFreeAndStale)
