@@ -9,6 +9,7 @@
 #include "gui/app/compare_panel.h"
 #include "gui/app/compiles_panel.h"
 #include "gui/app/config_panel.h"
+#include "gui/app/events_panel.h"
 #include "gui/app/graph_panel.h"
 #include "gui/app/inspector_panel.h"
 #include "gui/app/log_panel.h"
@@ -17,6 +18,7 @@
 #include "gui/app/project_model.h"
 #include "gui/app/project_session.h"
 #include "gui/app/runtime_panel.h"
+#include "gui/app/welcome_page.h"
 #include "storage/cache_store.h"
 #include "storage/run_store.h"
 
@@ -29,6 +31,7 @@
 #include <QMenuBar>
 #include <QScreen>
 #include <QSettings>
+#include <QStackedWidget>
 #include <QStatusBar>
 #include <QTableWidget>
 #include <QTreeView>
@@ -61,6 +64,9 @@ MainWindow::MainWindow(const QStringList& files, QWidget* parent)
     restoreState(settings.value("window/state").toByteArray());
     statusBar()->showMessage(
         "Pick a run, graph or cache entry in the Project view; drop files on the window to import them.");
+    // Opened with no project named (the bundled samples): the welcome page says what to open.
+    m_welcomeShown = projects.isEmpty();
+    showWelcome(m_welcomeShown);
     openProject(projects.isEmpty() ? defaultProjectPath() : projects.front(), others);
 }
 
@@ -81,7 +87,12 @@ void MainWindow::buildViews()
     layout->setContentsMargins(0, 0, 0, 0);
     layout->setSpacing(0);
     layout->addWidget(m_banner);
-    layout->addWidget(m_graphPanel, 1);
+    m_welcome = new WelcomePage;
+    m_welcome->setObjectName("welcomePage");
+    m_centre = new QStackedWidget;
+    m_centre->addWidget(m_graphPanel);
+    m_centre->addWidget(m_welcome);
+    layout->addWidget(m_centre, 1);
     setCentralWidget(central);
 
     // Every view subscribes to the session: it shows the session's run, graph, cache entry and step.
@@ -93,6 +104,7 @@ void MainWindow::buildViews()
     m_configPanel = new ConfigPanel(m_session);
     m_comparePanel = new ComparePanel(m_session);
     m_compilesPanel = new CompilesPanel(m_session);
+    m_eventsPanel = new EventsPanel;
 }
 
 QDockWidget* MainWindow::addDock(const QString& title, QWidget* view, Qt::DockWidgetArea area, const QKeySequence& keys)
@@ -141,6 +153,7 @@ void MainWindow::buildDocks()
     QWidget* memoryPane = m_runtimePanel->takeMemoryPane();
     QDockWidget* runtime = addDock("Runtime", m_runtimePanel, Qt::BottomDockWidgetArea, QKeySequence("Ctrl+2"));
     QDockWidget* memory = addDock("Memory", memoryPane, Qt::BottomDockWidgetArea, QKeySequence("Ctrl+3"));
+    QDockWidget* events = addDock("Events", m_eventsPanel, Qt::BottomDockWidgetArea, QKeySequence("Ctrl+Shift+2"));
     QDockWidget* inspector = addDock("Inspector", m_inspector, Qt::RightDockWidgetArea, QKeySequence("Ctrl+4"));
     QDockWidget* config = addDock("Config", m_configPanel, Qt::RightDockWidgetArea, QKeySequence("Ctrl+5"));
     QDockWidget* compare = addDock("Compare", m_comparePanel, Qt::RightDockWidgetArea, QKeySequence("Ctrl+6"));
@@ -152,6 +165,7 @@ void MainWindow::buildDocks()
     // Stepper and memory side by side under the graph; the log, passes and cache browser as tabs
     // beside the stepper; inspector, config and compare as tabs on the right.
     splitDockWidget(runtime, memory, Qt::Horizontal);
+    tabifyDockWidget(runtime, events);
     tabifyDockWidget(runtime, log);
     tabifyDockWidget(runtime, passes);
     tabifyDockWidget(runtime, cache);
@@ -179,6 +193,21 @@ void MainWindow::connectViews()
     // The views follow the session's step themselves (graph outlines, Inspector, Log); the window
     // adds the status bar.
     connect(m_session, &ProjectSession::stepChanged, this, &MainWindow::onStep);
+    // The Events list shows the session's run and follows its step; a row picked steps there.
+    connect(m_session, &ProjectSession::runLoaded, this, [this] {
+        m_eventsPanel->showRun(m_session->run());
+        fitLayoutToContent();
+    });
+    connect(m_session, &ProjectSession::stepChanged, m_eventsPanel, &EventsPanel::selectEvent);
+    connect(m_eventsPanel, &EventsPanel::eventActivated, m_session, &ProjectSession::setStep);
+    // Whatever is picked takes the centre from the welcome page.
+    connect(m_session, &ProjectSession::selectionChanged, this, [this](const QString& kind) {
+        if (kind.isEmpty())
+            return;
+        showWelcome(false);
+        if (kind != "run") // a graph or cache entry is drawn in the centre
+            centralWidget()->show();
+    });
     connect(m_logPanel, &LogPanel::eventActivated, this, [this](int event) {
         m_session->setStep(event);
         m_docks["Runtime"]->raise();
@@ -319,6 +348,35 @@ void MainWindow::buildStepMenu(QMenu* menu)
     add("Next &Call", QKeySequence(Qt::Key_F11), &RuntimePanel::nextCall);
     add("Previous C&all", QKeySequence(Qt::SHIFT + Qt::Key_F11), &RuntimePanel::previousCall);
     add("P&lay / Pause", QKeySequence(Qt::Key_F5), &RuntimePanel::togglePlay);
+    menu->addSeparator();
+    // Next/previous of a kind, from the run's marks (the navigator's kind box has the others).
+    auto mark = [this](engine::report::MarkKind kind, bool forward) {
+        return [this, kind, forward] {
+            const auto marks = m_runtimePanel->marks();
+            const int at = m_session->step();
+            if (!marks)
+                return;
+            const int to = forward ? marks->next(kind, at) : marks->previous(kind, at);
+            if (to >= 0)
+                m_session->setStep(to);
+            else
+                statusBar()->showMessage(QString("No %1 %2 event %3")
+                                             .arg(forward ? "next" : "previous", engine::report::markKindName(kind))
+                                             .arg(at + 1),
+                    4000);
+        };
+    };
+    using engine::report::MarkKind;
+    add("Next &Hazard", QKeySequence("F8"), mark(MarkKind::Hazard, true));
+    add("Previous Ha&zard", QKeySequence("Shift+F8"), mark(MarkKind::Hazard, false));
+    add("Next &Recapture", QKeySequence("F9"), mark(MarkKind::Recapture, true));
+    add("Previous Reca&pture", QKeySequence("Shift+F9"), mark(MarkKind::Recapture, false));
+    add("Next of the &Navigator's Kind", QKeySequence("Ctrl+F10"), &RuntimePanel::navigatorNext);
+    add("Previous of the Na&vigator's Kind", QKeySequence("Ctrl+Shift+F10"), &RuntimePanel::navigatorPrevious);
+    add("Go to the P&eak", QKeySequence("F7"), [this] {
+        if (const auto marks = m_runtimePanel->marks(); marks && marks->count(MarkKind::PeakReserved))
+            m_session->setStep(marks->of(MarkKind::PeakReserved).front());
+    });
     menu->addSeparator();
     add("&First Event", QKeySequence(Qt::CTRL + Qt::Key_Home), [this] { m_runtimePanel->setStep(0); });
     add("&Last Event", QKeySequence(Qt::CTRL + Qt::Key_End),

@@ -1,13 +1,16 @@
 #pragma once
-/// The window: the Graph view in the middle and every other view in a dock the user can move, float,
-/// tabify or close (layout remembered): Project, Runtime (the stepper), Memory, Inspector, Config,
-/// Compare, Log, Passes, Cache and Compiles. MainWindow only wires the views together; each view loads what
-/// it shows off the UI thread.
+/// The window: the Graph view in the middle (or, when it opens with no project named, the welcome
+/// page: what to open, the samples, recent projects) and every other view in a dock the user can
+/// move, float, tabify or close (layout remembered): Project, Runtime (the stepper), Memory, Events,
+/// Inspector, Config, Compare, Log, Passes, Cache and Compiles. A recording (no graph) gives the
+/// centre's room to the docks.
 ///
-/// Selection sync: a graph, run or cache entry picked in the Project view opens in its view; the
-/// stepper's event is outlined on the graph and detailed in the Inspector; a node picked in the
-/// graph, a block clicked in the Memory view or a cache entry is detailed in the Inspector (a block
-/// also selects its tensor's node in the graph); the Log follows the stepper and steps it back.
+/// Selection sync: the open project and what is picked in it belong to one ProjectSession; every view
+/// subscribes to it, so a run picked in the Project view is read once and shown by the stepper, the
+/// Events list, the Log, Config and Compare; its step moves the graph outlines, the Inspector, the
+/// Log and the Events list. MainWindow only builds the views, turns Project view picks into session
+/// selections and adds the status bar; a node picked in the graph or a block clicked in the Memory
+/// view is detailed in the Inspector.
 #include "gui/app/import_controller.h"
 
 #include <QMainWindow>
@@ -20,6 +23,7 @@ class QDockWidget;
 class QLabel;
 class QMenu;
 class QProgressBar;
+class QStackedWidget;
 class QToolButton;
 class QTreeView;
 
@@ -29,6 +33,7 @@ class CachePanel;
 class ComparePanel;
 class CompilesPanel;
 class ConfigPanel;
+class EventsPanel;
 class GraphPanel;
 class InspectorPanel;
 class LogPanel;
@@ -37,6 +42,7 @@ class ProjectModel;
 class ProjectSession;
 class ReportExport;
 class RuntimePanel;
+class WelcomePage;
 
 class MainWindow : public QMainWindow {
     Q_OBJECT
@@ -84,6 +90,10 @@ public:
     ConfigPanel* configPanel() const { return m_configPanel; }
     ComparePanel* comparePanel() const { return m_comparePanel; }
     CompilesPanel* compilesPanel() const { return m_compilesPanel; }
+    EventsPanel* eventsPanel() const { return m_eventsPanel; }
+    WelcomePage* welcomePage() const { return m_welcome; }
+    /// Whether the centre shows the welcome page (else the graph).
+    bool welcomeVisible() const;
     QTreeView* projectTree() const { return m_projectTree; }
 
     /// The project file opened when none is given: the bundled samples, imported on first use.
@@ -109,6 +119,17 @@ private:
     void buildProjectDock();
     void buildMenus();
     void buildStepMenu(QMenu* menu);
+    void buildHelpMenu(QMenu* menu);
+    /// The welcome page in the centre (on), or the graph (off).
+    void showWelcome(bool on);
+    /// Selects the run of the bundled sample named `name` (its scenario's name) in the outline.
+    bool openSample(const QString& name);
+    /// Memory-centred for a recording (no graph to draw: the centre gives its room to the docks),
+    /// graph-centred otherwise.
+    void fitLayoutToContent();
+    void openProjectDialog();
+    void importFilesDialog();
+    void importFolderDialog();
     void reloadOutline();
     void rememberRecent(const QString& path);
     void exportReportDialog(bool comparison);
@@ -122,6 +143,11 @@ private:
 
     ProjectSession* m_session = nullptr;
     QLabel* m_banner = nullptr;
+    QStackedWidget* m_centre = nullptr; ///< the graph, or the welcome page
+    WelcomePage* m_welcome = nullptr;
+    EventsPanel* m_eventsPanel = nullptr;
+    QByteArray m_layoutBeforeWelcome; ///< the docks as they were when the welcome page came up
+    bool m_welcomeShown = false; ///< the window opened on the welcome page (no project given)
     GraphPanel* m_graphPanel = nullptr;
     RuntimePanel* m_runtimePanel = nullptr;
     CachePanel* m_cachePanel = nullptr;

@@ -13,6 +13,7 @@
 #include "gui/app/project_session.h"
 #include "gui/app/report_export.h"
 #include "gui/app/runtime_panel.h"
+#include "gui/app/welcome_page.h"
 #include "gui/graph/graph_view_widget.h"
 #include "storage/importer.h"
 #include "storage/project_db.h"
@@ -166,24 +167,11 @@ void MainWindow::buildProjectDock()
 void MainWindow::buildMenus()
 {
     QMenu* file = menuBar()->addMenu("&File");
-    QAction* open = file->addAction("&Open Project...", this, [this] {
-        const QString path = QFileDialog::getSaveFileName(this, "Open or create a project", m_projectPath,
-            "aclgraph-inspector projects (*.aclgi)", nullptr, QFileDialog::DontConfirmOverwrite);
-        if (!path.isEmpty())
-            openProject(path);
-    });
+    QAction* open = file->addAction("&Open Project...", this, &MainWindow::openProjectDialog);
     open->setShortcut(QKeySequence::Open);
-    QAction* import = file->addAction("&Import Files...", this, [this] {
-        const QStringList paths = QFileDialog::getOpenFileNames(this, "Import into the project");
-        if (!paths.isEmpty())
-            importFiles(paths);
-    });
+    QAction* import = file->addAction("&Import Files...", this, &MainWindow::importFilesDialog);
     import->setShortcut(QKeySequence("Ctrl+I"));
-    file->addAction("Import &Folder...", this, [this] {
-        const QString dir = QFileDialog::getExistingDirectory(this, "Import a folder into the project");
-        if (!dir.isEmpty())
-            importFiles({ dir });
-    });
+    file->addAction("Import &Folder...", this, &MainWindow::importFolderDialog);
     file->addSeparator();
     QAction* exportReport = file->addAction("&Export Report...", this, [this] { exportReportDialog(false); });
     exportReport->setShortcut(QKeySequence("Ctrl+E"));
@@ -196,8 +184,8 @@ void MainWindow::buildMenus()
     QAction* quit = file->addAction("&Quit", this, &QWidget::close);
     quit->setShortcut(QKeySequence::Quit);
     m_viewMenu = menuBar()->addMenu("&View");
-    for (const char* title :
-        { "Project", "Runtime", "Memory", "Inspector", "Config", "Compare", "Log", "Passes", "Cache", "Compiles" })
+    for (const char* title : { "Project", "Runtime", "Memory", "Events", "Inspector", "Config", "Compare", "Log",
+             "Passes", "Cache", "Compiles" })
         m_viewMenu->addAction(m_docks[title]->toggleViewAction());
     m_viewMenu->addSeparator();
     QMenu* go = m_viewMenu->addMenu("&Go to View");
@@ -220,12 +208,30 @@ void MainWindow::buildMenus()
     follow->setChecked(m_graphPanel->following());
     connect(follow, &QAction::toggled, m_graphPanel, &GraphPanel::setFollowing);
     buildStepMenu(menuBar()->addMenu("&Step"));
-    QMenu* help = menuBar()->addMenu("&Help");
-    help->addAction("&About aclgraph-inspector", this, [this] {
-        AboutDialog about(QApplication::applicationVersion(), this);
-        about.exec();
-    });
+    buildHelpMenu(menuBar()->addMenu("&Help"));
     rememberRecent({});
+}
+
+void MainWindow::openProjectDialog()
+{
+    const QString path = QFileDialog::getSaveFileName(this, "Open or create a project", m_projectPath,
+        "aclgraph-inspector projects (*.aclgi)", nullptr, QFileDialog::DontConfirmOverwrite);
+    if (!path.isEmpty())
+        openProject(path);
+}
+
+void MainWindow::importFilesDialog()
+{
+    const QStringList paths = QFileDialog::getOpenFileNames(this, "Import into the project");
+    if (!paths.isEmpty())
+        importFiles(paths);
+}
+
+void MainWindow::importFolderDialog()
+{
+    const QString dir = QFileDialog::getExistingDirectory(this, "Import a folder into the project");
+    if (!dir.isEmpty())
+        importFiles({ dir });
 }
 
 void MainWindow::rememberRecent(const QString& path)
@@ -245,6 +251,8 @@ void MainWindow::rememberRecent(const QString& path)
     for (const QString& p : recent)
         m_recentMenu->addAction(p, this, [this, p] { openProject(p); });
     m_recentMenu->setEnabled(!recent.isEmpty());
+    if (m_welcome)
+        m_welcome->setRecentProjects(recent);
 }
 
 void MainWindow::openProject(const QString& path, const QStringList& importFirst)
@@ -294,11 +302,20 @@ void MainWindow::reloadOutline()
                 m_projectModel->setOutline(o.outline);
                 for (int r = 0; r < m_projectModel->rowCount(); ++r)
                     m_projectTree->expand(m_projectModel->index(r, 0));
+                // Names whole where the window allows: the Project dock as wide as its longest
+                // label, up to a quarter of the window (longer ones keep their tooltip).
+                QDockWidget* project = m_docks["Project"];
+                m_projectTree->resizeColumnToContents(0);
+                const int wanted = m_projectTree->columnWidth(0) + 24;
+                if (!project->isFloating() && project->width() < wanted)
+                    resizeDocks({ project }, { std::min(wanted, width() / 4) }, Qt::Horizontal);
                 // A run just made is selected; a project opened (once its imports are in) shows
                 // its first run, so that the window opens on something to step.
                 if (!m_selectKind.isEmpty()) {
                     selectProjectItem(m_selectKind, m_selectId);
                     m_selectKind.clear();
+                } else if (m_autoSelectRun && !m_import->running() && m_welcomeShown) {
+                    m_autoSelectRun = false; // the welcome page lists what to open instead
                 } else if (m_autoSelectRun && !m_import->running()) {
                     m_autoSelectRun = false;
                     const QModelIndexList runs = m_projectModel->match(m_projectModel->index(0, 0),
@@ -397,7 +414,8 @@ void MainWindow::closeEvent(QCloseEvent* event)
 {
     QSettings settings;
     settings.setValue("window/geometry", saveGeometry());
-    settings.setValue("window/state", saveState());
+    // The user's layout, not the welcome page's.
+    settings.setValue("window/state", m_layoutBeforeWelcome.isEmpty() ? saveState() : m_layoutBeforeWelcome);
     QMainWindow::closeEvent(event);
 }
 

@@ -1,9 +1,11 @@
 #include "gui/app/runtime_panel.h"
 
+#include "gui/app/marked_slider.h"
 #include "gui/app/memory_breakdown.h"
 #include "gui/app/memory_chart.h"
 #include "gui/app/memory_view.h"
 #include "gui/app/project_session.h"
+#include "gui/app/step_navigator.h"
 #include "storage/project_db.h"
 
 #include <QHBoxLayout>
@@ -59,7 +61,8 @@ RuntimePanel::RuntimePanel(ProjectSession* session, QWidget* parent)
     , m_session(session)
     , m_title(new QLabel("Pick a run in the Project view."))
     , m_position(new QLabel)
-    , m_slider(new QSlider(Qt::Horizontal))
+    , m_slider(new MarkedSlider)
+    , m_navigator(new StepNavigator)
     , m_playButton(nullptr)
     , m_summary(new QLabel)
     , m_inputs(new QTableWidget(0, 3))
@@ -96,7 +99,7 @@ RuntimePanel::RuntimePanel(ProjectSession* session, QWidget* parent)
     m_slider->setObjectName("runtimeSlider");
     m_slider->setEnabled(false);
     m_slider->setFocusPolicy(Qt::NoFocus);
-    m_timer->setInterval(250);
+    setSpeed(m_navigator->speed());
 
     auto* first = button(this, QStyle::SP_MediaSkipBackward, "First event (Home)");
     auto* prevCall = button(this, QStyle::SP_MediaSeekBackward, "Previous call (Shift+Left, PgUp)");
@@ -136,6 +139,8 @@ RuntimePanel::RuntimePanel(ProjectSession* session, QWidget* parent)
     m_logLabel->setObjectName("runtimeLogLabel");
     detailsLayout->addWidget(m_logLabel);
     detailsLayout->addWidget(m_log, 1);
+    inputsLabel->hide(); // until an input update is stepped
+    m_inputs->hide();
     connect(this, &RuntimePanel::stepChanged, inputsLabel, [this, inputsLabel] {
         const bool update = currentEvent() && currentEvent()->kind == engine::runtime::EventKind::InputUpdate;
         inputsLabel->setVisible(update);
@@ -180,6 +185,9 @@ RuntimePanel::RuntimePanel(ProjectSession* session, QWidget* parent)
     layout->setContentsMargins(4, 4, 4, 4);
     layout->addWidget(m_title);
     layout->addLayout(controls);
+    // Long runs: next/previous capture, recapture, hazard, ... and the play speed.
+    m_navigator->setObjectName("runtimeNavigator");
+    layout->addWidget(m_navigator);
     layout->addWidget(m_position); // its own line: the stepper is often a narrow dock
     layout->addWidget(splitter, 1);
 
@@ -192,9 +200,13 @@ RuntimePanel::RuntimePanel(ProjectSession* session, QWidget* parent)
     connect(last, &QToolButton::clicked, this, [this] { setStep(eventCount() - 1); });
     connect(m_slider, &QSlider::valueChanged, this, &RuntimePanel::setStep);
     connect(m_chart, &MemoryChart::eventPicked, this, &RuntimePanel::setStep);
+    connect(m_navigator, &StepNavigator::stepRequested, this, &RuntimePanel::setStep);
+    connect(m_navigator, &StepNavigator::speedChanged, this, &RuntimePanel::setSpeed);
     connect(m_timer, &QTimer::timeout, this, [this] {
         if (m_step + 1 >= eventCount())
             pause();
+        else if (m_speed == 0)
+            nextCall(); // one call a tick
         else
             stepForward();
         if (m_step + 1 >= eventCount())
@@ -280,6 +292,17 @@ void RuntimePanel::showRun(
         }
     m_chart->setSeries(
         std::move(reserved), std::move(allocated), m_run ? m_run->sim.capacityBytes : 0, std::move(times));
+    // Captures, recaptures, hazards, peaks, ... on the slider and the chart, and for the navigator.
+    m_marks
+        = m_run ? std::make_shared<const engine::report::EventMarks>(engine::report::eventMarks(m_run->sim)) : nullptr;
+    if (m_marks) {
+        m_slider->setAllMarks(*m_marks);
+        m_chart->setAllMarks(*m_marks);
+    } else {
+        m_slider->clearMarks();
+        m_chart->clearMarks();
+    }
+    m_navigator->setMarks(m_marks);
     // A recording's allocated bytes stacked by owner category, coloured as its blocks are.
     if (m_run && !m_run->sim.categories.empty()) {
         std::vector<QString> names;
@@ -424,6 +447,24 @@ void RuntimePanel::pause()
     emit playingChanged(false);
 }
 
+void RuntimePanel::navigatorNext()
+{
+    m_navigator->next();
+}
+
+void RuntimePanel::navigatorPrevious()
+{
+    m_navigator->previous();
+}
+
+void RuntimePanel::setSpeed(int eventsPerSecond)
+{
+    m_speed = std::max(0, eventsPerSecond);
+    m_timer->setInterval(m_speed == 0 ? 1000 : std::max(1, 1000 / m_speed));
+    if (m_navigator->speed() != m_speed)
+        m_navigator->setSpeed(m_speed);
+}
+
 void RuntimePanel::togglePlay()
 {
     playing() ? pause() : play();
@@ -456,6 +497,7 @@ void RuntimePanel::displayEvent(int event)
         m_slider->setValue(event);
     }
     m_chart->setCursor(event);
+    m_navigator->setCurrent(event);
     m_position->setText(positionText());
     QString summary = QString::fromStdString(e.summary).toHtmlEscaped();
     if (e.hazard >= 0 && e.hazard < int(m_run->sim.hazards.size())) {

@@ -9,6 +9,7 @@
 /// through MemoryFetcher with a small cache): while a step is being read the previous one stays on
 /// screen, greyed. Keys, when the panel or a child has focus: Right/Left one event, Shift+Right/Left
 /// or PgDown/PgUp one call, Space play/pause, Home/End first/last event.
+#include "engine/report/event_marks.h"
 #include "gui/app/memory_fetcher.h"
 #include "storage/run_store.h"
 
@@ -18,7 +19,6 @@
 
 class QLabel;
 class QPlainTextEdit;
-class QSlider;
 class QTableWidget;
 class QTimer;
 class QToolButton;
@@ -27,7 +27,9 @@ namespace gui {
 
 class MemoryBreakdown;
 class MemoryChart;
+class MarkedSlider;
 class MemoryView;
+class StepNavigator;
 class ProjectSession;
 
 class RuntimePanel : public QWidget {
@@ -63,6 +65,11 @@ public:
     bool playing() const;
 
     MemoryView* memoryView() const { return m_memory; }
+    MarkedSlider* slider() const { return m_slider; }
+    StepNavigator* navigator() const { return m_navigator; }
+    /// The run's marks (captures, recaptures, hazards, peaks, ...), null before a run is shown.
+    std::shared_ptr<const engine::report::EventMarks> marks() const { return m_marks; }
+    int speed() const { return m_speed; }
     MemoryChart* memoryChart() const { return m_chart; }
     MemoryBreakdown* memoryBreakdown() const { return m_breakdown; }
     /// The pools the Memory view draws now (those of memoryShown's event).
@@ -77,10 +84,16 @@ public slots:
     void nextCall();
     /// To the first event of the current call, or of the previous call when already there.
     void previousCall();
-    /// Advances about four events a second until the end (from the start when already at the end).
+    /// Advances at the navigator's speed (4 events a second at first) until the end (from the start
+    /// when already at the end).
     void play();
     void pause();
     void togglePlay();
+    /// The next / previous event of the navigator's kind (Ctrl+F10 / Ctrl+Shift+F10).
+    void navigatorNext();
+    void navigatorPrevious();
+    /// Play speed: events a second, or 0 for one call a second (the navigator's speed box).
+    void setSpeed(int eventsPerSecond);
 
 signals:
     /// The run (or the error loading it) is on screen.
@@ -102,7 +115,8 @@ private:
     ProjectSession* m_session;
     QLabel* m_title;
     QLabel* m_position;
-    QSlider* m_slider;
+    MarkedSlider* m_slider;
+    StepNavigator* m_navigator;
     QToolButton* m_playButton;
     QLabel* m_summary;
     QTableWidget* m_inputs;
@@ -118,6 +132,8 @@ private:
     QWidget* m_memoryPane = nullptr; ///< until takeMemoryPane()
     QString m_error;
     int m_step = -1;
+    int m_speed = 4;
+    std::shared_ptr<const engine::report::EventMarks> m_marks;
 };
 
 } // namespace gui
