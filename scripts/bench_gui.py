@@ -78,9 +78,14 @@ def main():
     all_views, alone = step["step_ms_all_views"], step["step_ms_stepper_only"]
     print(f"One step of the stepper, 80-layer decoder run ({step['events']} events, graph of "
           f"{step['nodes']} nodes), {len(all_views)} steps each:")
+    print("  until every view shows the new event:")
     for name, ms in (("every view open", all_views), ("stepper and memory only", alone)):
         print(f"  {name:25s} median {median(ms):7.2f} ms   p90 {quantile(ms, 0.9):7.2f} ms   max {max(ms):7.2f} ms")
     print(f"  ratio every view / stepper only (medians): {median(all_views) / median(alone):.2f}x")
+    print("  until nothing runs any more (also the read-ahead of the next step's memory):")
+    for name, key in (("every view open", "idle_ms_all_views"), ("stepper and memory only", "idle_ms_stepper_only")):
+        ms = step[key]
+        print(f"  {name:25s} median {median(ms):7.2f} ms   p90 {quantile(ms, 0.9):7.2f} ms   max {max(ms):7.2f} ms")
     return 0
 
 

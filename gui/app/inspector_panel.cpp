@@ -202,7 +202,12 @@ void InspectorPanel::display(const Details& details)
     // Top-level rows open, deeper ones closed: a second-level row's value already sums up its
     // children (an output's annotation, an input's action, a check's status and message), and
     // opening everything buries the next top-level row under 21 inputs x 3 fields.
-    m_view->expandToDepth(0);
+    // Rows open one level deep, except long lists (an input update of an 80-layer model lists
+    // hundreds of inputs): they stay folded with their count, a click away.
+    for (int r = 0; r < m_model->rowCount(); ++r) {
+        const QModelIndex row = m_model->index(r, 0);
+        m_view->setExpanded(row, m_model->rowCount(row) <= kOpenRowsUpTo);
+    }
     m_view->resizeColumnToContents(InspectorModel::PropertyColumn);
 }
 

@@ -29,6 +29,8 @@ engine::report::Details cacheEntryDetails(const storage::StoredCacheEntry& entry
 class InspectorPanel : public QWidget {
     Q_OBJECT
 public:
+    /// A row with more children than this opens folded.
+    static constexpr int kOpenRowsUpTo = 40;
     /// Details the session's current event at each step and each cache entry it reads; a node or
     /// block picked in another view is shown through showDetails.
     explicit InspectorPanel(ProjectSession* session, QWidget* parent = nullptr);

@@ -88,6 +88,8 @@ RuntimePanel::RuntimePanel(ProjectSession* session, QWidget* parent)
     m_inputs->setHorizontalHeaderLabels({ "input", "action", "bytes" });
     m_inputs->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
     m_inputs->horizontalHeader()->setSectionResizeMode(0, QHeaderView::Stretch);
+    // An 80-layer model updates hundreds of inputs a step: widths from the first rows, not all.
+    m_inputs->horizontalHeader()->setResizeContentsPrecision(64);
     m_inputs->verticalHeader()->setDefaultSectionSize(QFontMetrics(font()).height() + 6);
     m_inputs->verticalHeader()->hide();
     m_inputs->setEditTriggers(QAbstractItemView::NoEditTriggers);
@@ -513,6 +515,7 @@ void RuntimePanel::displayEvent(int event)
                 ? QString("[%1] %2").arg(engine::runtime::logLevelName(l.level), QString::fromStdString(l.text))
                 : QString("%1: %2").arg(QString::fromStdString(l.category), QString::fromStdString(l.text)));
     m_log->setPlainText(log.join("\n"));
+    m_inputs->setUpdatesEnabled(false);
     m_inputs->setRowCount(int(e.inputs.size()));
     for (int i = 0; i < int(e.inputs.size()); ++i) {
         const auto& in = e.inputs[size_t(i)];
@@ -528,6 +531,7 @@ void RuntimePanel::displayEvent(int event)
         m_inputs->setItem(i, 1, action);
         m_inputs->setItem(i, 2, bytes);
     }
+    m_inputs->setUpdatesEnabled(true);
     if (MemorySnapshot cached = m_fetcher->request(event))
         showMemory(event, cached, QString());
     else if (!m_memory->shown().empty())
