@@ -2,11 +2,13 @@
 
 #include "engine/report/run_config.h"
 #include "gui/app/project_session.h"
+#include "gui/app/seam_wrap_delegate.h"
 #include "storage/resimulate.h"
 
 #include <QCheckBox>
 #include <QComboBox>
 #include <QFont>
+#include <QGridLayout>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
@@ -221,18 +223,24 @@ ComparePanel::ComparePanel(ProjectSession* session, QWidget* parent)
     m_view->setModel(m_model);
     m_view->setSelectionBehavior(QAbstractItemView::SelectRows);
     m_view->setEditTriggers(QAbstractItemView::NoEditTriggers);
-    m_view->setWordWrap(false);
-    m_view->setTextElideMode(Qt::ElideMiddle); // the tooltip and a wider dock show the whole name
+    // Long values and names wrap at their seams (fitColumns); the tooltip shows each whole.
+    m_view->setItemDelegate(new SeamWrapDelegate(m_view));
+    m_view->setWordWrap(true);
+    m_view->setTextElideMode(Qt::ElideMiddle);
+    m_view->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
     m_view->verticalHeader()->hide();
     m_view->verticalHeader()->setDefaultSectionSize(m_view->fontMetrics().height() + 6);
     m_view->horizontalHeader()->setStretchLastSection(true);
 
-    auto* bar = new QHBoxLayout;
-    bar->addWidget(new QLabel("A"));
-    bar->addWidget(m_runA, 1);
-    bar->addWidget(new QLabel("B"));
-    bar->addWidget(m_runB, 1);
-    bar->addWidget(m_onlyDifferences);
+    m_view->viewport()->installEventFilter(this);
+    // Two rows, so that the run boxes and the filter fit a 400 px dock.
+    auto* bar = new QGridLayout;
+    bar->addWidget(new QLabel("A"), 0, 0);
+    bar->addWidget(m_runA, 0, 1, 1, 2);
+    bar->addWidget(new QLabel("B"), 1, 0);
+    bar->addWidget(m_runB, 1, 1);
+    bar->addWidget(m_onlyDifferences, 1, 2);
+    bar->setColumnStretch(1, 1);
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(4, 4, 4, 4);
     layout->addLayout(bar);
@@ -342,13 +350,42 @@ void ComparePanel::compare(qlonglong runA, qlonglong runB)
                                    .arg(c.differing)
                                    .arg(c.rows.size()));
             m_model->setComparison(result.comparison);
-            m_view->resizeColumnsToContents();
-            // Option names are long; the values are what is compared: keep A and B in sight.
-            constexpr int kMetricWidth = 260;
-            if (m_view->columnWidth(ComparisonModel::MetricColumn) > kMetricWidth)
-                m_view->setColumnWidth(ComparisonModel::MetricColumn, kMetricWidth);
+            fitColumns();
             emit compared();
         });
+}
+
+bool ComparePanel::eventFilter(QObject* watched, QEvent* event)
+{
+    if (watched == m_view->viewport() && event->type() == QEvent::Resize)
+        fitColumns();
+    return QWidget::eventFilter(watched, event);
+}
+
+/// The values are what is compared: A and B as wide as their widest value, the section as its
+/// contents up to a fifth of the width, and the metric the rest (elided in the middle, whole in its
+/// tooltip), so that B stays in sight in a 400 px dock.
+void ComparePanel::fitColumns()
+{
+    QHeaderView* header = m_view->horizontalHeader();
+    header->setStretchLastSection(false);
+    const int width = m_view->viewport()->width();
+    int used = 0;
+    for (int c : { ComparisonModel::SectionColumn, ComparisonModel::AColumn, ComparisonModel::BColumn }) {
+        m_view->resizeColumnToContents(c); // the header's and the cells' (bold where they differ) text
+        int need = m_view->columnWidth(c) + 4; // the grid line, and rounding between metrics and layout
+        if (c == ComparisonModel::SectionColumn)
+            need = std::min(need, std::max(header->sectionSizeHint(c), width / 5));
+        else // A and B share what the section and a quarter for the metric leave; longer values wrap
+            need = std::min(need,
+                std::max(header->sectionSizeHint(c),
+                    (width * 3 / 4 - m_view->columnWidth(ComparisonModel::SectionColumn)) / 2));
+        m_view->setColumnWidth(c, need);
+        used += need;
+    }
+    m_view->setColumnWidth(
+        ComparisonModel::MetricColumn, std::max(header->sectionSizeHint(ComparisonModel::MetricColumn), width - used));
+    m_view->resizeRowsToContents();
 }
 
 } // namespace gui

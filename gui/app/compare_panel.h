@@ -84,6 +84,8 @@ signals:
 
 private:
     void compareSelected();
+    void fitColumns();
+    bool eventFilter(QObject* watched, QEvent* event) override;
     void selectRun(QComboBox* combo, qlonglong runId);
     qlonglong m_focusRun = -1; ///< showRun's run, until the list arrives
     qlonglong m_pairA = -1, m_pairB = -1; ///< the runs compare() was last given

@@ -5,6 +5,7 @@
 #include "gui/app/compare_panel.h"
 #include "gui/app/panel_loader.h"
 #include "gui/app/project_session.h"
+#include "gui/app/seam_wrap_delegate.h"
 #include "storage/resimulate.h"
 #include "storage/run_store.h"
 
@@ -16,7 +17,9 @@
 #include <QLineEdit>
 #include <QProgressBar>
 #include <QPushButton>
+#include <QScopedValueRollback>
 #include <QSpinBox>
+#include <QStyle>
 #include <QTableWidget>
 #include <QTimer>
 #include <QVBoxLayout>
@@ -109,24 +112,26 @@ ConfigPanel::ConfigPanel(ProjectSession* session, QWidget* parent)
     m_table->setSelectionBehavior(QAbstractItemView::SelectRows);
     m_table->setSelectionMode(QAbstractItemView::SingleSelection);
     m_table->setEditTriggers(QAbstractItemView::NoEditTriggers);
-    m_table->setTextElideMode(Qt::ElideMiddle); // long dotted names keep both ends; the tooltip has all
-    m_table->setWordWrap(false);
+    // Names and defaults wrap at their seams (fitColumns sizes the columns to the dock); the tooltip
+    // still has each name whole.
+    m_table->setItemDelegate(new SeamWrapDelegate(m_table));
+    m_table->setWordWrap(true);
+    m_table->setTextElideMode(Qt::ElideNone);
+    m_table->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    m_table->setVerticalScrollBarPolicy(Qt::ScrollBarAlwaysOn); // a steady viewport width to fit to
     m_table->verticalHeader()->hide();
     m_table->horizontalHeader()->setSectionResizeMode(QHeaderView::Interactive);
-    m_table->horizontalHeader()->setStretchLastSection(true);
+    m_table->horizontalHeader()->setStretchLastSection(false);
+    m_table->viewport()->installEventFilter(this);
     const QFontMetrics metrics = m_table->fontMetrics();
-    // Names are elided in the middle (tooltips and a wider column show them whole) so that the
-    // values stay in sight in a narrow dock.
-    m_table->setColumnWidth(TorchairColumn, metrics.horizontalAdvance("debug.aclgraph.enable_output_clone") + 16);
-    m_table->setColumnWidth(NpugraphExColumn, metrics.horizontalAdvance("input_inplace_pass") + 16);
-    m_table->setColumnWidth(ValueColumn, metrics.horizontalAdvance("'reduce-overhead'") + 48);
-    m_table->setColumnWidth(DefaultColumn, metrics.horizontalAdvance("'reduce-overhead'") + 16);
     m_settings->setObjectName("configAllocatorSettings");
     m_settings->setHorizontalHeaderLabels({ "allocator setting", "value" });
     m_settings->setEditTriggers(QAbstractItemView::NoEditTriggers);
     m_settings->setSelectionBehavior(QAbstractItemView::SelectRows);
     m_settings->verticalHeader()->hide();
     m_settings->horizontalHeader()->setStretchLastSection(true);
+    m_settings->setItemDelegate(new SeamWrapDelegate(m_settings));
+    m_settings->setWordWrap(true);
     m_settings->setColumnWidth(0, metrics.horizontalAdvance("graph_capture_record_stream_reuse") + 16);
     m_settings->hide();
     m_simulate->setObjectName("configSimulate");
@@ -299,8 +304,11 @@ void ConfigPanel::buildForm()
     for (size_t i = 0; m_loaded && i < m_loaded->options.size(); ++i) {
         const engine::report::RunOption& o = m_loaded->options[i];
         const engine::config::OptionSpec& spec = engine::config::optionTable()[o.spec];
-        const QString tip
-            = QString::fromStdString(spec.effect) + (spec.inCacheKey ? " (in the compile-cache key)" : "");
+        const QString tip = QString::fromStdString(spec.effect) + (spec.inCacheKey ? " (in the compile-cache key)" : "")
+            + (spec.torchairName.empty() || spec.npugraphExName.empty()
+                    ? QString()
+                    : QString::fromStdString(
+                        "\n(torchair: " + spec.torchairName + ", npugraph_ex: " + spec.npugraphExName + ")"));
         const int row = int(i);
         m_table->setItem(row, TorchairColumn, textItem(spec.torchairName, tip));
         m_table->setItem(row, NpugraphExColumn, textItem(spec.npugraphExName, tip));
@@ -340,6 +348,10 @@ void ConfigPanel::buildForm()
                 combo->addItem(value);
             combo->setCurrentIndex(
                 combo->findText(normalized(value)) >= 0 ? combo->findText(normalized(value)) : combo->count() - 1);
+            // As wide as the value it shows (not its longest choice: the dock is narrow; the popup
+            // shows every choice whole).
+            combo->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+            combo->setMinimumContentsLength(4);
             connect(combo, &QComboBox::currentTextChanged, this, commit);
             editor = combo;
         } else {
@@ -403,6 +415,80 @@ void ConfigPanel::refreshMarks()
     }
     m_simulate->setEnabled(!m_edits.isEmpty() && m_readOnlyReason.isEmpty());
     m_reset->setEnabled(!m_edits.isEmpty());
+    fitColumns();
+}
+
+bool ConfigPanel::eventFilter(QObject* watched, QEvent* event)
+{
+    if (watched == m_table->viewport() && event->type() == QEvent::Resize && !m_fitting)
+        fitColumns();
+    return QWidget::eventFilter(watched, event);
+}
+
+/// Sizes the form's columns to what they hold and to the viewport: the value editors and the edit
+/// mark get what they need, the default up to a quarter of the width, and the name in the run's
+/// backend spelling the rest; the other spelling only where there is room for it whole. Names and
+/// defaults narrower than their text wrap (rows grow), so nothing is elided.
+void ConfigPanel::fitColumns()
+{
+    if (m_fitting || !m_loaded || m_loaded->recorded())
+        return;
+    const QScopedValueRollback<bool> fitting(m_fitting, true);
+    // The delegate's text margins, and 2 px for the rounding between font metrics and text layout.
+    const int margin = 2 * (style()->pixelMetric(QStyle::PM_FocusFrameHMargin, nullptr, m_table) + 1) + 2;
+    QHeaderView* header = m_table->horizontalHeader();
+    const int headerMargin = 2 * style()->pixelMetric(QStyle::PM_HeaderMargin, nullptr, header);
+    QFont bold = m_table->font();
+    bold.setBold(true);
+    const QFontMetrics plain(m_table->font()), strong(bold);
+    auto headerWidth = [&](int c) {
+        return header->fontMetrics().horizontalAdvance(m_table->model()->headerData(c, Qt::Horizontal).toString())
+            + headerMargin;
+    };
+    // What each column needs on one line (names may be bold), and its widest unbreakable piece.
+    std::vector<int> natural(ColumnCount), piece(ColumnCount);
+    const int grid = m_table->showGrid() ? 1 : 0; // a cell is its column less the grid line
+    for (int c = 0; c < ColumnCount; ++c)
+        natural[size_t(c)] = piece[size_t(c)] = headerWidth(c);
+    for (int row = 0; row < m_table->rowCount(); ++row)
+        for (int c = 0; c < ColumnCount; ++c) {
+            if (QWidget* editor = m_table->cellWidget(row, c)) {
+                editor->ensurePolished(); // its style's size, before it is first shown
+                // A line edit or combo box as wide as the text it shows (with the combo's arrow).
+                const auto* line = qobject_cast<QLineEdit*>(editor);
+                const auto* combo = qobject_cast<QComboBox*>(editor);
+                const int need = line ? std::max(80, line->fontMetrics().horizontalAdvance(line->text()) + 16)
+                    : combo           ? combo->fontMetrics().horizontalAdvance(combo->currentText()) + 32
+                                      : editor->sizeHint().width() + grid;
+                natural[size_t(c)] = std::max(natural[size_t(c)], need);
+                piece[size_t(c)] = std::max(piece[size_t(c)], need);
+                continue;
+            }
+            const QTableWidgetItem* item = m_table->item(row, c);
+            if (!item || item->text().isEmpty())
+                continue;
+            const QFontMetrics& m = item->font().bold() ? strong : plain;
+            natural[size_t(c)] = std::max(natural[size_t(c)], m.horizontalAdvance(item->text()) + margin + grid);
+            for (const QString& part : SeamWrapDelegate::breakable(item->text()).split(QChar(0x200B)))
+                piece[size_t(c)] = std::max(piece[size_t(c)], m.horizontalAdvance(part) + margin + grid);
+        }
+    const int own = m_loaded->backend == engine::config::Backend::TorchAir ? TorchairColumn : NpugraphExColumn;
+    const int other = own == TorchairColumn ? NpugraphExColumn : TorchairColumn;
+    m_table->setColumnHidden(MarkColumn, m_edits.isEmpty());
+    const int width = m_table->viewport()->width();
+    const int mark = m_edits.isEmpty() ? 0 : natural[MarkColumn];
+    const int value = natural[ValueColumn];
+    const int defaults = std::max(piece[DefaultColumn], std::min(natural[DefaultColumn], width / 4));
+    const int rest = width - mark - value - defaults;
+    const bool both = rest >= natural[size_t(own)] + natural[size_t(other)];
+    m_table->setColumnHidden(other, !both);
+    if (both)
+        m_table->setColumnWidth(other, natural[size_t(other)]);
+    m_table->setColumnWidth(own, std::max(piece[size_t(own)], both ? rest - natural[size_t(other)] : rest));
+    m_table->setColumnWidth(ValueColumn, value);
+    m_table->setColumnWidth(DefaultColumn, defaults);
+    m_table->setColumnWidth(MarkColumn, mark);
+    m_table->resizeRowsToContents();
 }
 
 void ConfigPanel::reset()

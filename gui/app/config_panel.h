@@ -9,6 +9,10 @@
 /// with a progress bar and Cancel. The stored (or reused) run is announced with runStored() and
 /// the form then shows it. An invalid value shows TorchAir's message inline.
 ///
+/// Sized for a narrow dock: the columns are fitted to the viewport on every resize (fitColumns); the
+/// other backend's spelling is hidden when there is no room for it (the name's tooltip has both), and
+/// names and defaults wrap at their dots and underscores instead of being elided.
+///
 /// A recorded run (a memory snapshot imported as a run) has no TorchAir options and is never
 /// re-simulated: the tab says so, names the file, and shows the allocator's settings as the file
 /// records them, read-only, in place of the form.
@@ -89,6 +93,8 @@ private:
     void refreshMarks();
     void finished(const std::shared_ptr<Job>& job, const Outcome& outcome);
     void showMessage(const QString& text, bool error);
+    void fitColumns();
+    bool eventFilter(QObject* watched, QEvent* event) override;
 
     QLabel* m_title;
     QLabel* m_message;
@@ -110,6 +116,7 @@ private:
     QFutureWatcherBase* m_watcher = nullptr; ///< m_job's
     bool m_again = false; ///< edits came while a job ran: simulate again when it ends
     int m_generation = 0;
+    bool m_fitting = false; ///< fitColumns is running: the resizes it causes are not refitted
 };
 
 } // namespace gui
