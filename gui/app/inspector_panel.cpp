@@ -7,6 +7,7 @@
 #include <QAction>
 #include <QApplication>
 #include <QClipboard>
+#include <QEvent>
 #include <QHeaderView>
 #include <QLabel>
 #include <QStackedWidget>
@@ -145,8 +146,12 @@ InspectorPanel::InspectorPanel(ProjectSession* session, QWidget* parent)
     m_view->setObjectName("inspectorTree");
     m_view->setModel(m_model);
     m_view->setUniformRowHeights(false); // values of several lines (messages) take several lines
-    m_view->setWordWrap(false);
-    m_view->setTextElideMode(Qt::ElideRight); // the full value is the tooltip
+    // Long values (a hazard's explanation, a message) wrap in a narrow dock rather than being cut;
+    // the full value is also the tooltip.
+    m_view->setWordWrap(true);
+    m_view->setTextElideMode(Qt::ElideRight);
+    m_view->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    m_view->viewport()->installEventFilter(this); // the columns follow the view's width
     m_view->setAlternatingRowColors(true);
     m_view->setSelectionMode(QAbstractItemView::SingleSelection);
     m_view->header()->setStretchLastSection(true);
@@ -208,7 +213,7 @@ void InspectorPanel::display(const Details& details)
         const QModelIndex row = m_model->index(r, 0);
         m_view->setExpanded(row, m_model->rowCount(row) <= kOpenRowsUpTo);
     }
-    m_view->resizeColumnToContents(InspectorModel::PropertyColumn);
+    fitColumns();
 }
 
 void InspectorPanel::showDetails(const Details& details)
@@ -236,6 +241,23 @@ void InspectorPanel::showCacheEntry(
         display(d);
     }
     emit shown();
+}
+
+void InspectorPanel::fitColumns()
+{
+    // The property names as wide as they need, up to half the view: the values keep the rest.
+    m_view->resizeColumnToContents(InspectorModel::PropertyColumn);
+    const int half = m_view->viewport()->width() / 2;
+    if (half > 0 && m_view->columnWidth(InspectorModel::PropertyColumn) > half)
+        m_view->setColumnWidth(InspectorModel::PropertyColumn, half);
+    m_view->doItemsLayout(); // rows as tall as their wrapped text at the new widths
+}
+
+bool InspectorPanel::eventFilter(QObject* watched, QEvent* event)
+{
+    if (watched == m_view->viewport() && event->type() == QEvent::Resize)
+        fitColumns();
+    return QWidget::eventFilter(watched, event);
 }
 
 QString InspectorPanel::copyText() const

@@ -57,8 +57,12 @@ signals:
     /// clear and showCacheEntry.
     void shown();
 
+protected:
+    bool eventFilter(QObject* watched, QEvent* event) override;
+
 private:
     void display(const engine::report::Details& details);
+    void fitColumns();
 
     QLabel* m_title;
     QStackedWidget* m_pages;
