@@ -87,18 +87,45 @@ void examine(SimulatableSource& out)
     neededSymbols(*scenario, out);
 }
 
-Result<Statement> selectOne(Database& db, const char* sql, int64_t id, const std::string& what)
+/// `sql`'s row for `id` (its last parameter, after `text` when given); NotFound naming `what` without one.
+Result<Statement> selectOne(
+    Database& db, const char* sql, int64_t id, const std::string& what, const char* text = nullptr)
 {
     auto s = db.prepare(sql);
     if (!s)
         return s.error();
-    s->bind(1, id);
+    if (text)
+        s->bind(1, std::string(text));
+    s->bind(text ? 2 : 1, id);
     auto row = s->step();
     if (!row)
         return row.error();
     if (!*row)
         return Error { ErrorCode::NotFound, "no " + what + " " + std::to_string(id) + " in the project", db.path() };
     return std::move(*s);
+}
+
+/// A row of (source id, path, kind) as a SimulatableSource, examined.
+Result<SimulatableSource> describeRow(
+    Database& db, const char* sql, int64_t id, const std::string& what, const char* kind = nullptr)
+{
+    auto s = selectOne(db, sql, id, what, kind);
+    if (!s)
+        return s.error();
+    SimulatableSource out;
+    out.sourceId = s->columnInt(0);
+    out.path = s->columnText(1);
+    out.kind = s->columnText(2);
+    examine(out);
+    return out;
+}
+
+Result<int64_t> firstInt(Database& db, const char* sql, int64_t id, const std::string& what)
+{
+    auto s = selectOne(db, sql, id, what);
+    if (!s)
+        return s.error();
+    return s->columnInt(0);
 }
 
 /// The source's file still as imported: there, with the content hash it had.
@@ -206,45 +233,26 @@ Result<SimulateSourceResult> simulateSource(const SimulateSourceRequest& request
 
 Result<SimulatableSource> describeSource(Database& db, int64_t sourceId)
 {
-    auto s = selectOne(db, "SELECT path, kind FROM sources WHERE id = ?", sourceId, "source");
-    if (!s)
-        return s.error();
-    SimulatableSource out;
-    out.sourceId = sourceId;
-    out.path = s->columnText(0);
-    out.kind = s->columnText(1);
-    examine(out);
-    return out;
+    return describeRow(db, "SELECT id, path, kind FROM sources WHERE id = ?", sourceId, "source");
 }
 
 Result<SimulatableSource> describeCacheEntry(Database& db, int64_t entryId)
 {
-    auto s = selectOne(db, "SELECT source_id, path FROM cache_entries WHERE id = ?", entryId, "cache entry");
-    if (!s)
-        return s.error();
-    SimulatableSource out;
-    out.sourceId = s->columnInt(0);
-    out.cacheEntryId = entryId;
-    out.path = s->columnText(1);
-    out.kind = engine::ingest::sourceKindName(engine::ingest::SourceKind::CacheFile);
-    examine(out);
+    auto out = describeRow(db, "SELECT source_id, path, ? FROM cache_entries WHERE id = ?", entryId, "cache entry",
+        engine::ingest::sourceKindName(engine::ingest::SourceKind::CacheFile));
+    if (out)
+        out->cacheEntryId = entryId;
     return out;
 }
 
 Result<int64_t> sourceOfGraph(Database& db, int64_t graphId)
 {
-    auto s = selectOne(db, "SELECT source_id FROM graphs WHERE id = ?", graphId, "graph");
-    if (!s)
-        return s.error();
-    return s->columnInt(0);
+    return firstInt(db, "SELECT source_id FROM graphs WHERE id = ?", graphId, "graph");
 }
 
 Result<int64_t> sourceOfCacheEntry(Database& db, int64_t entryId)
 {
-    auto s = selectOne(db, "SELECT source_id FROM cache_entries WHERE id = ?", entryId, "cache entry");
-    if (!s)
-        return s.error();
-    return s->columnInt(0);
+    return firstInt(db, "SELECT source_id FROM cache_entries WHERE id = ?", entryId, "cache entry");
 }
 
 } // namespace storage

@@ -59,7 +59,7 @@ SimulateDialog::SimulateDialog(const storage::SimulatableSource& source, const Q
 
     m_inputKinds = new QLineEdit;
     m_inputKinds->setObjectName("inputKinds");
-    m_inputKinds->setPlaceholderText(tr("optional: #0-3=parameter; x,y=user_input; *=static_address"));
+    m_inputKinds->setPlaceholderText(tr("optional: #0-3=parameter; x=user_input"));
     m_inputKinds->setToolTip(tr("What each graph input is, as simulate --input-kind: SEL=KIND, several separated by "
                                 "';'. SEL is input names, #N, #N-M or *; KIND is parameter, buffer, static_address "
                                 "or user_input"));
