@@ -2,9 +2,9 @@
 #include "storage/resimulate.h"
 
 #include "engine/config/setting_text.h"
-#include "engine/scenario/load.h"
 #include "storage/project_db.h"
 #include "storage/run_store.h"
+#include "storage/simulate_source.h"
 #include "storage/store_util.h"
 
 #include <algorithm>
@@ -33,10 +33,10 @@ std::optional<int64_t> sourceOf(Database& db, const std::string& path)
 /// storeSimulation with the write's cancel point (`onRows` returns false to stop).
 Result<int64_t> store(Database& db, const std::string& path, const engine::runtime::Simulation& sim,
     const engine::runtime::MemoryTimeline& timeline, const std::vector<std::string>& overrides,
-    std::function<bool(int64_t)> onRows)
+    std::function<bool(int64_t)> onRows, std::optional<int64_t> sourceId = std::nullopt)
 {
     RunPlace place;
-    place.sourceId = sourceOf(db, path);
+    place.sourceId = sourceId ? sourceId : sourceOf(db, path);
     place.backend = engine::config::backendName(sim.options.backend);
     place.overrides = overrides;
     auto tx = Transaction::begin(db);
@@ -68,6 +68,7 @@ struct BaseRun {
     std::vector<std::string> overrides;
     int calls = 0;
     int graphs = 0;
+    std::optional<int64_t> sourceId; ///< the run's source: the what-if run is linked to it too
 };
 
 Result<std::vector<std::string>> overridesOf(Database& db, int64_t runId, const Statement& s, int column)
@@ -80,8 +81,8 @@ Result<std::vector<std::string>> overridesOf(Database& db, int64_t runId, const 
 
 Result<BaseRun> readBase(Database& db, int64_t runId)
 {
-    auto s = detail::selectRun(
-        db, runId, "scenario_path, calls, (SELECT count(*) FROM run_graphs WHERE run_id = runs.id), overrides, origin");
+    auto s = detail::selectRun(db, runId,
+        "scenario_path, calls, (SELECT count(*) FROM run_graphs WHERE run_id = runs.id), overrides, origin, source_id");
     if (!s)
         return s.error();
     if (s->columnText(4) == engine::runtime::runOriginKindName(engine::runtime::RunOriginKind::Recorded))
@@ -92,7 +93,8 @@ Result<BaseRun> readBase(Database& db, int64_t runId)
     auto overrides = overridesOf(db, runId, *s, 3);
     if (!overrides)
         return overrides.error();
-    return BaseRun { s->columnText(0), std::move(*overrides), int(s->columnInt(1)), int(s->columnInt(2)) };
+    return BaseRun { s->columnText(0), std::move(*overrides), int(s->columnInt(1)), int(s->columnInt(2)),
+        detail::optionalInt(*s, 5) };
 }
 
 /// A finished run with a memory timeline of `path` whose overrides mean `settings`.
@@ -124,9 +126,10 @@ Result<std::optional<int64_t>> findSameRun(Database& db, const std::string& path
 } // namespace
 
 Result<int64_t> storeSimulation(Database& db, const std::string& scenarioPath, const engine::runtime::Simulation& sim,
-    const engine::runtime::MemoryTimeline& timeline, const std::vector<std::string>& overrides)
+    const engine::runtime::MemoryTimeline& timeline, const std::vector<std::string>& overrides,
+    std::optional<int64_t> sourceId)
 {
-    return store(db, scenarioPath, sim, timeline, overrides, {});
+    return store(db, scenarioPath, sim, timeline, overrides, {}, sourceId);
 }
 
 Result<std::vector<std::string>> readRunOverrides(Database& db, int64_t runId)
@@ -168,36 +171,20 @@ Result<ResimulateResult> resimulate(const ResimulateRequest& request)
         return Error { ErrorCode::NotFound,
             "the scenario of run " + std::to_string(request.baseRunId) + " is no longer there (moved or deleted)",
             path };
-    auto scenario
-        = engine::scenario::loadScenarioOrGraph(path, {}, std::max(1, base->calls / std::max(1, base->graphs)));
-    if (!scenario)
-        return scenario.error();
-
-    // TorchAir's own check first, so that the error names the option rather than the scenario's config.
-    std::vector<Setting> settings = scenario->config;
-    settings.insert(settings.end(), merged.begin(), merged.end());
-    const auto backend = scenario->backend ? *scenario->backend : engine::config::guessBackend(settings);
-    if (auto options = engine::config::parseOptions(backend, settings); !options)
-        return options.error();
-
-    engine::runtime::MemoryTimeline timeline;
-    engine::runtime::SimulationOptions options;
-    options.overrides = merged;
-    options.observeMemory = [&timeline](const engine::runtime::Event& e, const engine::memory::DeviceAllocators& a) {
-        timeline.observe(e.index, a);
-    };
-    if (request.progress)
-        options.progress = [&request](int done, int total) { return !request.progress(done, total); };
-    auto sim = engine::runtime::simulate(*scenario, options);
-    if (!sim)
-        return sim.error();
-    if (sim->cancelled)
-        return Error { ErrorCode::Cancelled, "cancelled", path };
+    SimulateFileRequest file;
+    file.path = path;
+    file.overrides = mergedTexts;
+    file.calls = std::max(1, base->calls / std::max(1, base->graphs));
+    file.progress = request.progress;
+    auto simulated = simulateFile(file);
+    if (!simulated)
+        return simulated.error();
+    const engine::runtime::Simulation* sim = &simulated->sim;
     const int total = sim->callsSimulated;
     std::function<bool(int64_t)> onRows;
     if (request.progress)
         onRows = [&request, total](int64_t) { return !request.progress(total, total); };
-    auto id = store(*db, path, *sim, timeline, mergedTexts, std::move(onRows));
+    auto id = store(*db, path, *sim, *simulated->timeline, mergedTexts, std::move(onRows), base->sourceId);
     if (!id)
         return id.error();
     return ResimulateResult { *id, false };

@@ -11,6 +11,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -18,9 +19,11 @@ namespace storage {
 
 /// Writes `sim` and its memory timeline as a new run in one transaction (rolled back on error),
 /// linked to the imported source whose path is `scenarioPath` made absolute (the newest such), if
-/// any. `overrides` are the NAME=VALUE settings given on top of the scenario's config. Returns runs.id.
+/// any, or to `sourceId` when given (a source simulated from the window: simulate_source.h).
+/// `overrides` are the NAME=VALUE settings given on top of the scenario's config. Returns runs.id.
 Result<int64_t> storeSimulation(Database& db, const std::string& scenarioPath, const engine::runtime::Simulation& sim,
-    const engine::runtime::MemoryTimeline& timeline, const std::vector<std::string>& overrides);
+    const engine::runtime::MemoryTimeline& timeline, const std::vector<std::string>& overrides,
+    std::optional<int64_t> sourceId = std::nullopt);
 
 /// The NAME=VALUE overrides stored with run `runId` (empty for a run of the scenario's own config).
 Result<std::vector<std::string>> readRunOverrides(Database& db, int64_t runId);

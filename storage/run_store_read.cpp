@@ -296,13 +296,23 @@ Result<void> readHazardsAndOwners(Database& db, int64_t runId, Simulation& sim)
 
 Result<void> readGraphIds(Database& db, int64_t runId, std::map<std::string, int64_t>& out)
 {
-    // Several stage-0 graphs of one source may share a name (a debug folder's groups): the first wins.
+    // The simulator names a run's graphs by their scenario id (run_graphs.graph), which is not always
+    // the imported graph's name: a graph file's is its base name (the import keeps the FX graph's
+    // name), a debug folder's or TORCH_TRACE's is its group ("model__0/forward"). So, among the
+    // source's graphs as imported (stage 0, not our passes' results): the simulated file's graph of
+    // that name (a cache entry), else the graph of that name (a scenario's, output_code.py's
+    // fx_graph_name); else the group's graph TorchAir's passes ran on (its first AOT stage), else its
+    // first stage; else the simulated file's first graph (a graph file simulates its first).
     return eachRow(db, runId,
-        "SELECT rg.name, MIN(g.id) FROM run_graphs rg JOIN runs r ON r.id = rg.run_id "
-        "JOIN graphs g ON g.source_id = r.source_id AND g.name = rg.graph AND g.stage = 0 "
-        "WHERE rg.run_id = ? GROUP BY rg.name",
+        "SELECT rg.name, g.id FROM run_graphs rg JOIN runs r ON r.id = rg.run_id "
+        "JOIN graphs g ON g.source_id = r.source_id AND g.role <> 'pass_result' "
+        "AND ((g.stage = 0 AND (g.name = rg.graph OR g.file = r.scenario_path)) OR g.grp = rg.graph) "
+        "WHERE rg.run_id = ? ORDER BY rg.name, CASE WHEN g.stage = 0 AND g.name = rg.graph AND "
+        "g.file = r.scenario_path THEN 0 WHEN g.stage = 0 AND g.name = rg.graph THEN 1 "
+        "WHEN g.grp = rg.graph AND EXISTS (SELECT 1 FROM pass_reports p WHERE p.graph_id = g.id) THEN 2 "
+        "WHEN g.grp = rg.graph THEN 3 ELSE 4 END, g.stage, g.id",
         [&](const Statement& s) -> std::string {
-            out[s.columnText(0)] = s.columnInt(1);
+            out.emplace(s.columnText(0), s.columnInt(1)); // the first row of each name is the best
             return {};
         });
 }

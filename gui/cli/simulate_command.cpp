@@ -1,11 +1,9 @@
 #include "engine/report/simulation_report.h"
-#include "engine/runtime/memory_timeline.h"
-#include "engine/runtime/simulator.h"
-#include "engine/scenario/load.h"
 #include "gui/cli/cli_util.h"
 #include "gui/cli/commands.h"
 #include "storage/project_db.h"
 #include "storage/resimulate.h"
+#include "storage/simulate_source.h"
 
 #include <cstdlib>
 #include <optional>
@@ -21,7 +19,6 @@ int simulateCommand(const std::vector<std::string>& args, std::ostream& out, std
     std::vector<std::string> overrideTexts;
     bool json = false;
     engine::runtime::LogLevel level = engine::runtime::LogLevel::Info;
-    engine::runtime::SimulationOptions options;
     engine::SymbolValues symbols;
     int calls = 2;
     std::vector<std::string> inputKinds;
@@ -38,7 +35,8 @@ int simulateCommand(const std::vector<std::string>& args, std::ostream& out, std
             json = true;
         } else if (a == "--set") {
             const std::string* kv = next("NAME=VALUE");
-            if (!kv || !parseSetting(*kv, options.overrides, err, "simulate"))
+            std::vector<std::pair<std::string, engine::PyValue>> parsed;
+            if (!kv || !parseSetting(*kv, parsed, err, "simulate"))
                 return 2;
             overrideTexts.push_back(*kv);
         } else if (a == "--symbols") {
@@ -97,20 +95,8 @@ int simulateCommand(const std::vector<std::string>& args, std::ostream& out, std
                "[--input-kind SEL=KIND ...] [--calls N] [--json] [--log-level debug|info|warning] [--db FILE] [-o FILE]\n";
         return 2;
     }
-    auto scenario = engine::scenario::loadScenarioOrGraph(path, symbols, calls);
-    if (!scenario) {
-        err << "error: " << scenario.error().toString() << "\n";
-        return 1;
-    }
-    if (auto kinds = engine::scenario::applyInputKinds(*scenario, inputKinds); !kinds) {
-        err << "simulate: " << kinds.error().toString() << "\n";
-        return 2;
-    }
-    for (const std::string& d : scenario->diagnostics)
-        err << d << "\n";
     // The project opens before simulating so that a bad file fails at once.
     std::optional<storage::Database> db;
-    engine::runtime::MemoryTimeline timeline;
     if (!dbPath.empty()) {
         auto opened = storage::openProject(dbPath);
         if (!opened) {
@@ -118,21 +104,27 @@ int simulateCommand(const std::vector<std::string>& args, std::ostream& out, std
             return 1;
         }
         db = std::move(opened.value());
-        options.observeMemory
-            = [&timeline](const engine::runtime::Event& e, const engine::memory::DeviceAllocators& allocator) {
-                  timeline.observe(e.index, allocator);
-              };
     }
-    auto sim = engine::runtime::simulate(scenario.value(), options);
-    if (!sim) {
-        err << "error: " << sim.error().toString() << "\n";
+    storage::SimulateFileRequest request;
+    request.path = path;
+    request.overrides = overrideTexts;
+    request.symbols = symbols;
+    request.calls = calls;
+    request.inputKinds = inputKinds;
+    request.recordMemory = db.has_value();
+    auto simulated = storage::simulateFile(request);
+    if (!simulated) {
+        err << "error: " << simulated.error().toString() << "\n";
         return 1;
     }
-    const std::string text = json ? engine::report::simulationJson(sim.value()) + "\n"
-                                  : engine::report::simulationText(sim.value(), level);
+    for (const std::string& d : simulated->diagnostics)
+        err << d << "\n";
+    const engine::runtime::Simulation& sim = simulated->sim;
+    const std::string text
+        = json ? engine::report::simulationJson(sim) + "\n" : engine::report::simulationText(sim, level);
     if (int rc = writeResult(text, outPath, out, err); rc || !db)
         return rc;
-    auto id = storage::storeSimulation(*db, path, sim.value(), timeline, overrideTexts);
+    auto id = storage::storeSimulation(*db, path, sim, *simulated->timeline, overrideTexts);
     if (!id) {
         err << "error: " << id.error().toString() << "\n";
         return 1;
