@@ -37,6 +37,28 @@ cp -r tests/data/cache/torchair_cache "$work/torchair_cache"
 find "$work/torchair_cache" -type f -exec chmod 600 {} +
 "$app" import "$work/torchair_cache" --db "$work/cache.aclgi" --quiet
 
+# The first run: no project named, so the window opens on the bundled samples with the welcome page
+# (what to open, the samples with a line each, recent projects, the guide); also on a laptop's screen.
+shot welcome.png
+SCREEN=1366x768 shot welcome-1366.png
+# A hazard explained: sample 07's first overwritten output, picked in the Events list (what happened,
+# why, the option that avoids it, TorchAir's own text), with the Inspector's explanation beside it.
+shot hazard-explained.png "$work/samples.aclgi" --select "#7 The caller keeps outputs: overwritten by the next replay" \
+    --step 14 --dock Events
+SCREEN=1366x768 shot hazard-explained-1366.png "$work/samples.aclgi" \
+    --select "#7 The caller keeps outputs: overwritten by the next replay" --step 14 --dock Events
+# The events list of sample 04 (recapture storm): every event, the slider and chart marked.
+shot event-list.png "$work/samples.aclgi" --select "#4 The KV cache moves: recapture storm" --step 17 --dock Events
+SCREEN=1366x768 shot event-list-1366.png "$work/samples.aclgi" --select "#4 The KV cache moves: recapture storm" \
+    --step 17 --dock Events
+# A 32-layer decoder's decode graph at its first zoom (K/V caches and their write-backs folded into
+# the layers), and opened around layer 16's attention (Find would do the same).
+"$app" generate decoder --layers 32 -o "$work/decoder32.json" >/dev/null
+"$app" import "$work/decoder32.json" --db "$work/decoder32.aclgi" --simulate --quiet
+shot graph-32-layers.png "$work/decoder32.aclgi" --select decode
+SCREEN=1366x768 shot graph-32-layers-1366.png "$work/decoder32.aclgi" --select decode
+shot graph-32-layers-expanded.png "$work/decoder32.aclgi" --select decode --node l16_attn
+SCREEN=1366x768 shot graph-32-layers-expanded-1366.png "$work/decoder32.aclgi" --select decode --node l16_attn
 # The window on sample 04 (the KV cache moves): an input update of a replay, outlined on the graph.
 shot main-window.png "$work/samples.aclgi" --select "#4 The KV cache moves: recapture storm" --step 13
 # The stepper and the Memory view at the first recapture of sample 04 (call 3: the KV cache moved).

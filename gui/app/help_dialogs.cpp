@@ -50,6 +50,7 @@ QString shortcutsHtml()
             { "Ctrl+O", "Open or create a project (File > Open Project)" },
             { "Ctrl+I", "Import files into the project" },
             { "Ctrl+E", "Export a report" },
+            { "Ctrl+R", "Simulate the source, graph or cache entry picked in the Project view" },
             { "Ctrl+Q", "Quit" },
             { "Ctrl+1", "Project view" },
             { "Ctrl+2", "Runtime view (the stepper)" },

@@ -12,6 +12,7 @@
 /// selections and adds the status bar; a node picked in the graph or a block clicked in the Memory
 /// view is detailed in the Inspector.
 #include "gui/app/import_controller.h"
+#include "storage/simulate_source.h"
 
 #include <QMainWindow>
 #include <QStringList>
@@ -42,6 +43,7 @@ class ProjectModel;
 class ProjectSession;
 class ReportExport;
 class RuntimePanel;
+class SimulateJob;
 class WelcomePage;
 
 class MainWindow : public QMainWindow {
@@ -75,6 +77,14 @@ public:
     /// `comparison`, of the two runs the Compare view compares, side by side) to `path`, whose
     /// extension names the format. reportExported() follows; false when nothing could be started.
     bool exportReport(const QString& path, bool comparison = false);
+    /// Graph > Simulate... (Ctrl+R): the source, graph or cache entry picked in the Project view,
+    /// described, asked about (calls, symbols, input kinds) and simulated into the project.
+    void simulateSelection();
+    /// What Simulate... would simulate now, or why nothing can be.
+    storage::Result<storage::SimulatableSource> simulatableSelection() const;
+    /// Simulates `request` off the UI thread; the run is selected when stored (the banner says
+    /// why not). False when a simulation is running already.
+    bool startSimulation(storage::SimulateSourceRequest request);
     /// The inline error banner's text (empty while hidden).
     QString bannerText() const;
 
@@ -128,6 +138,7 @@ private:
     /// graph-centred otherwise.
     void fitLayoutToContent();
     void openProjectDialog();
+    void buildSimulateActions(QMenu* graphMenu);
     void importFilesDialog();
     void importFolderDialog();
     void reloadOutline();
@@ -145,6 +156,7 @@ private:
     QLabel* m_banner = nullptr;
     QStackedWidget* m_centre = nullptr; ///< the graph, or the welcome page
     WelcomePage* m_welcome = nullptr;
+    SimulateJob* m_simulateJob = nullptr; ///< created on the first Simulate...
     EventsPanel* m_eventsPanel = nullptr;
     QByteArray m_layoutBeforeWelcome; ///< the docks as they were when the welcome page came up
     bool m_welcomeShown = false; ///< the window opened on the welcome page (no project given)

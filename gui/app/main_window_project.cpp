@@ -207,6 +207,8 @@ void MainWindow::buildMenus()
     follow->setCheckable(true);
     follow->setChecked(m_graphPanel->following());
     connect(follow, &QAction::toggled, m_graphPanel, &GraphPanel::setFollowing);
+    graph->addSeparator();
+    buildSimulateActions(graph);
     buildStepMenu(menuBar()->addMenu("&Step"));
     buildHelpMenu(menuBar()->addMenu("&Help"));
     rememberRecent({});

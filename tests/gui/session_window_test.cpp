@@ -163,6 +163,46 @@ private slots:
             QString("The KV cache moves: recapture storm"));
     }
 
+    // An imported FX graph simulated from the window (Graph > Simulate... without its dialog): the
+    // run is stored, selected, and its graph_1 is the graph imported from the same file, so the
+    // Graph view draws it while stepping.
+    void importedGraphSimulatedFromTheWindow()
+    {
+        QTemporaryDir dir;
+        gui::MainWindow window({ dir.filePath("p.aclgi"), ACLGI_SOURCE_DIR "/tests/data/fx/print_readable_simple.py" });
+        QSignalSpy shown(&window, &gui::MainWindow::projectShown);
+        window.show();
+        while (window.importRunning() || window.projectModel()->rowCount() == 0)
+            QVERIFY(shown.wait(30000));
+        QVERIFY(!window.session()->run()); // nothing simulated on import
+        // Nothing picked: Simulate says what to pick.
+        QVERIFY(!window.simulatableSelection());
+        QVERIFY(window.selectProjectItem("print_readable_simple.py"));
+        const auto source = window.simulatableSelection();
+        QVERIFY2(source, source ? "" : source.error().message.c_str());
+        QVERIFY(source->simulatable);
+        storage::SimulateSourceRequest request;
+        request.dbPath = window.projectPath().toStdString();
+        request.sourceId = source->sourceId;
+        request.calls = 2;
+        QSignalSpy loaded(window.session(), &gui::ProjectSession::runLoaded);
+        QVERIFY(window.startSimulation(request));
+        QVERIFY(loaded.wait(30000));
+        const auto run = window.session()->run();
+        QVERIFY2(run, qPrintable(window.session()->runError() + window.bannerText()));
+        QVERIFY(run->graphIds.count("graph_1"));
+        // Stepped to graph_1's capture, the Graph view draws the imported graph.
+        int capture = -1;
+        for (const auto& e : run->sim.events)
+            if (capture < 0 && e.kind == engine::runtime::EventKind::Capture && e.graph == "graph_1")
+                capture = e.index;
+        QVERIFY(capture >= 0);
+        window.session()->setStep(capture);
+        QTRY_COMPARE_WITH_TIMEOUT(window.graphPanel()->graphId(), qlonglong(run->graphIds.at("graph_1")), 20000);
+        QTRY_VERIFY_WITH_TIMEOUT(window.graphPanel()->graph() != nullptr, 20000);
+        QVERIFY(!window.graphPanel()->focusText().contains("not imported"));
+    }
+
     // A block clicked in the Memory view is detailed in the Inspector, but the Graph view stays on
     // the stepper's graph when the block belongs to another one.
     void blockOfAnotherGraphKeepsTheGraph()
