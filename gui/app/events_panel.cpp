@@ -145,9 +145,11 @@ EventsPanel::EventsPanel(QWidget* parent)
 
     m_splitter->addWidget(m_table);
     m_splitter->addWidget(m_pane);
-    m_splitter->setStretchFactor(0, 3);
-    m_splitter->setStretchFactor(1, 2);
+    // As much room for the explanation as for the list: in a bottom dock both get about ten lines.
+    m_splitter->setStretchFactor(0, 1);
+    m_splitter->setStretchFactor(1, 1);
     m_splitter->setChildrenCollapsible(false);
+    connect(m_splitter, &QSplitter::splitterMoved, this, [this] { m_userSplit = true; });
 
     auto* bar = new QHBoxLayout;
     bar->addWidget(new QLabel("Show"));
@@ -196,6 +198,16 @@ EventsPanel::EventsPanel(QWidget* parent)
 }
 
 EventsPanel::~EventsPanel() = default;
+
+void EventsPanel::resizeEvent(QResizeEvent* event)
+{
+    QWidget::resizeEvent(event);
+    // Until the user moves it, the splitter gives the list and the explanation half each.
+    if (!m_userSplit) {
+        const int h = m_splitter->height();
+        m_splitter->setSizes({ h / 2, h - h / 2 });
+    }
+}
 
 void EventsPanel::showRun(std::shared_ptr<const storage::StoredRun> run)
 {

@@ -51,6 +51,7 @@ signals:
 
 protected:
     bool eventFilter(QObject* watched, QEvent* event) override;
+    void resizeEvent(QResizeEvent* event) override;
 
 private:
     void fillKindCombo();
@@ -60,6 +61,7 @@ private:
     int currentEvent() const;
 
     std::shared_ptr<const storage::StoredRun> m_run;
+    bool m_userSplit = false; ///< the user moved the splitter: resizing keeps their split
     EventListModel* m_model;
     EventFilterModel* m_filter;
     QStackedWidget* m_stack;

@@ -3,6 +3,7 @@
 #include "engine/cache/cache_checks.h"
 #include "gui/app/inspector_model.h"
 #include "gui/app/project_session.h"
+#include "gui/app/seam_wrap_delegate.h"
 
 #include <QAction>
 #include <QApplication>
@@ -11,6 +12,7 @@
 #include <QHeaderView>
 #include <QLabel>
 #include <QStackedWidget>
+#include <QStyledItemDelegate>
 #include <QTreeView>
 #include <QVBoxLayout>
 #include <memory>
@@ -21,6 +23,42 @@ using engine::report::Detail;
 using engine::report::Details;
 
 namespace {
+
+/// Rows as tall as their text wrapped at the width its column has now (QTreeView asks the delegate
+/// for a height without telling it the column's width, so long values would stay one cut line).
+/// Long names without spaces (option paths, snake_case tensors) break at their seams.
+class WrapToColumn : public SeamWrapDelegate {
+public:
+    explicit WrapToColumn(QTreeView* view)
+        : SeamWrapDelegate(view)
+        , m_view(view)
+    {
+    }
+    QSize sizeHint(const QStyleOptionViewItem& option, const QModelIndex& index) const override
+    {
+        // The cell's width now: its column, less the branch indentation of the first column.
+        int cell = m_view->columnWidth(index.column());
+        if (index.column() == 0)
+            for (QModelIndex p = index; p.isValid(); p = p.parent())
+                cell -= m_view->indentation();
+        QStyleOptionViewItem wrapped = option;
+        wrapped.rect.setWidth(std::max(1, cell));
+        wrapped.features |= QStyleOptionViewItem::WrapText;
+        QSize size = SeamWrapDelegate::sizeHint(wrapped, index);
+        const QString text = breakable(index.data().toString());
+        const int width = cell - 16; // the item's margins, and some to spare
+        if (width > 20 && !text.isEmpty()) {
+            const QRect lines = option.fontMetrics.boundingRect(QRect(0, 0, width, 100000), Qt::TextWordWrap, text);
+            // The style lays lines out a line spacing apart (height plus leading).
+            const int count = std::max(1, lines.height() / std::max(1, option.fontMetrics.height()));
+            size.setHeight(std::max(size.height(), count * option.fontMetrics.lineSpacing() + 8));
+        }
+        return size;
+    }
+
+private:
+    QTreeView* m_view;
+};
 
 Detail row(std::string key, std::string value, std::vector<Detail> children = {})
 {
@@ -145,6 +183,7 @@ InspectorPanel::InspectorPanel(ProjectSession* session, QWidget* parent)
 
     m_view->setObjectName("inspectorTree");
     m_view->setModel(m_model);
+    m_view->setItemDelegate(new WrapToColumn(m_view));
     m_view->setUniformRowHeights(false); // values of several lines (messages) take several lines
     // Long values (a hazard's explanation, a message) wrap in a narrow dock rather than being cut;
     // the full value is also the tooltip.
@@ -212,6 +251,12 @@ void InspectorPanel::display(const Details& details)
     for (int r = 0; r < m_model->rowCount(); ++r) {
         const QModelIndex row = m_model->index(r, 0);
         m_view->setExpanded(row, m_model->rowCount(row) <= kOpenRowsUpTo);
+        // A hazard's explanation (what, why, how to avoid it) is what the user came for: open.
+        for (int c = 0; c < m_model->rowCount(row); ++c) {
+            const QModelIndex child = m_model->index(c, 0, row);
+            if (child.data().toString() == "explanation")
+                m_view->setExpanded(child, true);
+        }
     }
     fitColumns();
 }
