@@ -6,6 +6,9 @@
 #include "engine/report/event_marks.h"
 
 #include <QColor>
+#include <algorithm>
+#include <map>
+#include <vector>
 
 namespace gui {
 
@@ -75,5 +78,52 @@ inline int markPaintRank(engine::report::MarkKind k)
     }
     return 0;
 }
+
+/// A widget's marks by kind, each kind's events sorted: what the slider and the chart keep and paint.
+class MarkSet {
+public:
+    using MarkKind = engine::report::MarkKind;
+    /// `events` of `kind` (sorted here); none removes the kind.
+    void set(MarkKind kind, std::vector<int> events)
+    {
+        if (events.empty()) {
+            m_byKind.erase(kind);
+            return;
+        }
+        std::sort(events.begin(), events.end());
+        m_byKind[kind] = std::move(events);
+    }
+    /// Every kind a run has (EventMarks::of is sorted already).
+    void setAll(const engine::report::EventMarks& marks)
+    {
+        m_byKind.clear();
+        for (MarkKind k : engine::report::allMarkKinds())
+            if (marks.count(k))
+                m_byKind[k] = marks.of(k);
+    }
+    void clear() { m_byKind.clear(); }
+    bool empty() const { return m_byKind.empty(); }
+    /// The events of `kind`; empty when it has none.
+    const std::vector<int>& of(MarkKind kind) const
+    {
+        static const std::vector<int> kNone;
+        const auto it = m_byKind.find(kind);
+        return it == m_byKind.end() ? kNone : it->second;
+    }
+    const std::map<MarkKind, std::vector<int>>& byKind() const { return m_byKind; }
+    /// The kinds present, in paint order (markPaintRank, bottom first).
+    std::vector<MarkKind> paintOrder() const
+    {
+        std::vector<MarkKind> kinds;
+        for (const auto& kv : m_byKind)
+            kinds.push_back(kv.first);
+        std::stable_sort(
+            kinds.begin(), kinds.end(), [](MarkKind a, MarkKind b) { return markPaintRank(a) < markPaintRank(b); });
+        return kinds;
+    }
+
+private:
+    std::map<MarkKind, std::vector<int>> m_byKind;
+};
 
 } // namespace gui

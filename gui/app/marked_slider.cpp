@@ -27,21 +27,13 @@ MarkedSlider::MarkedSlider(QWidget* parent)
 
 void MarkedSlider::setMarks(MarkKind kind, std::vector<int> events)
 {
-    if (events.empty()) {
-        m_marks.erase(kind);
-    } else {
-        std::sort(events.begin(), events.end());
-        m_marks[kind] = std::move(events);
-    }
+    m_marks.set(kind, std::move(events));
     update();
 }
 
 void MarkedSlider::setAllMarks(const engine::report::EventMarks& marks)
 {
-    m_marks.clear();
-    for (MarkKind k : engine::report::allMarkKinds())
-        if (marks.count(k))
-            m_marks[k] = marks.of(k);
+    m_marks.setAll(marks);
     update();
 }
 
@@ -53,9 +45,7 @@ void MarkedSlider::clearMarks()
 
 const std::vector<int>& MarkedSlider::marks(MarkKind kind) const
 {
-    static const std::vector<int> kNone;
-    const auto it = m_marks.find(kind);
-    return it == m_marks.end() ? kNone : it->second;
+    return m_marks.of(kind);
 }
 
 QSize MarkedSlider::sizeHint() const
@@ -105,7 +95,7 @@ QString MarkedSlider::marksNear(int x) const
         return QString();
     const double perPixel = double(maximum() - minimum()) / double(span);
     std::vector<std::pair<int, QString>> found; // (distance, text)
-    for (const auto& [kind, events] : m_marks) {
+    for (const auto& [kind, events] : m_marks.byKind()) {
         // The marks whose x lies within kNear pixels: a binary search for the first event at or
         // after the left edge, then forward while within the right edge.
         const int from = minimum() + int((x - kNear - left) * perPixel);
@@ -155,15 +145,11 @@ void MarkedSlider::paintEvent(QPaintEvent* e)
     const int tickTop = std::max(0, mid - kTick - groove.height() / 2 - 2);
     const int tickBottom = mid - 1;
     const int triTop = std::min(height() - 5, mid + groove.height() / 2 + 1);
-    std::vector<MarkKind> kinds;
-    for (const auto& kv : m_marks)
-        kinds.push_back(kv.first);
-    std::stable_sort(
-        kinds.begin(), kinds.end(), [](MarkKind a, MarkKind b) { return markPaintRank(a) < markPaintRank(b); });
+    const std::vector<MarkKind> kinds = m_marks.paintOrder();
     QPainter p(this);
     const double range = double(maximum() - minimum());
     for (MarkKind kind : kinds) {
-        const std::vector<int>& events = m_marks[kind];
+        const std::vector<int>& events = m_marks.of(kind);
         const QColor colour = markColour(kind);
         if (markIsPeak(kind)) {
             p.setRenderHint(QPainter::Antialiasing);

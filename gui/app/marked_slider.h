@@ -7,6 +7,7 @@
 /// Level of detail: per kind at most one tick per pixel column is drawn, whatever the number of
 /// marks, so 100,000 marks paint as fast as ten.
 #include "engine/report/event_marks.h"
+#include "gui/app/mark_palette.h"
 
 #include <QSlider>
 #include <map>
@@ -45,7 +46,7 @@ private:
     /// The pixel span the handle's centre travels: [left, left + span].
     void track(int& left, int& span) const;
 
-    std::map<engine::report::MarkKind, std::vector<int>> m_marks;
+    MarkSet m_marks;
     int m_ticksDrawn = 0;
 };
 

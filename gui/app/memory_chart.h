@@ -16,6 +16,7 @@
 /// selected with Shift+drag (or selectRange) is summed up over the plot: "events a–b · Δreserved +X ·
 /// peak Y at event Z · N captures, M hazards", events numbered from 1 as the stepper shows them.
 #include "engine/report/event_marks.h"
+#include "gui/app/mark_palette.h"
 
 #include <QColor>
 #include <QString>
@@ -128,7 +129,7 @@ private:
     std::vector<std::vector<uint64_t>> m_layers;
     std::vector<QString> m_ticks;
     int m_columnsDrawn = 0;
-    std::map<engine::report::MarkKind, std::vector<int>> m_marks;
+    MarkSet m_marks;
     int m_rangeFirst = -1, m_rangeLast = -1; ///< the selected range, -1 when none
     int m_markTicksDrawn = 0;
 };

@@ -40,19 +40,14 @@ QString countText(MarkKind k, int n)
 
 void MemoryChart::setMarks(MarkKind kind, std::vector<int> events)
 {
-    if (events.empty()) {
-        m_marks.erase(kind);
-    } else {
-        std::sort(events.begin(), events.end());
-        m_marks[kind] = std::move(events);
-    }
+    m_marks.set(kind, std::move(events));
     update();
 }
 
 void MemoryChart::setAllMarks(const engine::report::EventMarks& marks)
 {
-    for (MarkKind k : engine::report::allMarkKinds())
-        setMarks(k, marks.of(k));
+    m_marks.setAll(marks);
+    update();
 }
 
 void MemoryChart::clearMarks()
@@ -63,9 +58,7 @@ void MemoryChart::clearMarks()
 
 const std::vector<int>& MemoryChart::marks(MarkKind kind) const
 {
-    static const std::vector<int> kNone;
-    const auto it = m_marks.find(kind);
-    return it == m_marks.end() ? kNone : it->second;
+    return m_marks.of(kind);
 }
 
 void MemoryChart::selectRange(int first, int last)
@@ -125,12 +118,8 @@ int MemoryChart::firstEventFrom(double value) const
 std::vector<MarkKind> MemoryChart::paintMarks(QPainter& p, const QRect& r)
 {
     m_markTicksDrawn = 0;
-    std::vector<MarkKind> kinds;
-    for (const auto& kv : m_marks)
-        if (!markIsPeak(kv.first)) // the chart draws its own peaks
-            kinds.push_back(kv.first);
-    std::stable_sort(
-        kinds.begin(), kinds.end(), [](MarkKind a, MarkKind b) { return markPaintRank(a) < markPaintRank(b); });
+    std::vector<MarkKind> kinds = m_marks.paintOrder();
+    kinds.erase(std::remove_if(kinds.begin(), kinds.end(), markIsPeak), kinds.end()); // the chart draws its own peaks
     if (m_reserved.empty() || m_last <= m_first)
         return kinds;
     const double v0 = axisValue(m_first), v1 = axisValue(m_last);
@@ -138,7 +127,7 @@ std::vector<MarkKind> MemoryChart::paintMarks(QPainter& p, const QRect& r)
         return kinds;
     const double perPixel = (v1 - v0) / double(r.width());
     for (MarkKind k : kinds) {
-        const std::vector<int>& events = m_marks[k];
+        const std::vector<int>& events = m_marks.of(k);
         p.setPen(QPen(markColour(k), markPaintRank(k) >= 3 ? 2 : 1)); // rare kinds stand out
         // Level of detail: one tick per column. From a drawn column, the next event that can land
         // in another column is found by two binary searches (events by axis value, then marks).

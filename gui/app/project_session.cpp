@@ -142,13 +142,6 @@ void ProjectSession::showGraph(qlonglong id)
         });
 }
 
-void ProjectSession::reloadRun(qlonglong id)
-{
-    m_selection = { "run", id };
-    emit selectionChanged("run", id);
-    readRun(id);
-}
-
 void ProjectSession::readRun(qlonglong id)
 {
     m_runId = id;

@@ -65,8 +65,6 @@ public:
     qlonglong runId() const { return m_runId; }
     /// Why the last run could not be read; empty when it was.
     QString runError() const { return m_runError; }
-    /// Re-reads run `id` and selects it (after a new run was stored, say).
-    void reloadRun(qlonglong id);
 
     /// The current event of the run: -1 before a run is shown. setStep clamps to the run's events
     /// and emits stepChanged when the event changes.
