@@ -9,6 +9,7 @@
 #include <QApplication>
 #include <QClipboard>
 #include <QEvent>
+#include <QHash>
 #include <QHeaderView>
 #include <QLabel>
 #include <QStackedWidget>
@@ -41,11 +42,32 @@ public:
         if (index.column() == 0)
             for (QModelIndex p = index; p.isValid(); p = p.parent())
                 cell -= m_view->indentation();
+        // The model gives text only (no icons, fonts or check boxes), so a cell's size follows from its
+        // text, width and font. Each step shows mostly the same names and values again, and the view
+        // asks for every row's size several times a step (fitting the column, then the rows).
+        if (option.font != m_font) {
+            m_sizes.clear();
+            m_font = option.font;
+        }
+        const QString text = index.data().toString();
+        const QString key = QString::number(cell) + QChar(0x1F) + text;
+        if (const auto hit = m_sizes.constFind(key); hit != m_sizes.constEnd())
+            return *hit;
+        if (m_sizes.size() > 4096)
+            m_sizes.clear();
+        const QSize size = measure(option, index, cell, text);
+        m_sizes.insert(key, size);
+        return size;
+    }
+
+private:
+    QSize measure(const QStyleOptionViewItem& option, const QModelIndex& index, int cell, const QString& value) const
+    {
         QStyleOptionViewItem wrapped = option;
         wrapped.rect.setWidth(std::max(1, cell));
         wrapped.features |= QStyleOptionViewItem::WrapText;
         QSize size = SeamWrapDelegate::sizeHint(wrapped, index);
-        const QString text = breakable(index.data().toString());
+        const QString text = breakable(value);
         const int width = cell - 16; // the item's margins, and some to spare
         if (width > 20 && !text.isEmpty()) {
             const QRect lines = option.fontMetrics.boundingRect(QRect(0, 0, width, 100000), Qt::TextWordWrap, text);
@@ -56,8 +78,9 @@ public:
         return size;
     }
 
-private:
     QTreeView* m_view;
+    mutable QHash<QString, QSize> m_sizes; ///< "width\x1Ftext" -> size, in m_font
+    mutable QFont m_font;
 };
 
 Detail row(std::string key, std::string value, std::vector<Detail> children = {})

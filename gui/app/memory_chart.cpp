@@ -128,11 +128,14 @@ void MemoryChart::resetZoom()
 
 QRect MemoryChart::plotRect() const
 {
-    // Room on the left for the widest axis label, below for the time axis.
-    QFont small = font();
-    small.setPointSizeF(std::max(7.0, small.pointSizeF() * 0.9));
-    const int left = QFontMetrics(small).horizontalAdvance("9999.9 MiB") + 16;
-    return rect().adjusted(std::max(70, left), 22, -12, -34);
+    // Room on the left for the widest axis label, below for the time axis. Measured once per font:
+    // xOf() asks for the plot many times in each paint.
+    if (m_labelWidth < 0) {
+        QFont small = font();
+        small.setPointSizeF(std::max(7.0, small.pointSizeF() * 0.9));
+        m_labelWidth = QFontMetrics(small).horizontalAdvance("9999.9 MiB") + 16;
+    }
+    return rect().adjusted(std::max(70, m_labelWidth), 22, -12, -34);
 }
 
 double MemoryChart::axisValue(int event) const
@@ -268,6 +271,8 @@ bool MemoryChart::event(QEvent* e)
         QToolTip::showText(help->globalPos(), text, this);
         return true;
     }
+    if (e->type() == QEvent::FontChange)
+        m_labelWidth = -1;
     return QWidget::event(e);
 }
 

@@ -132,6 +132,7 @@ private:
     MarkSet m_marks;
     int m_rangeFirst = -1, m_rangeLast = -1; ///< the selected range, -1 when none
     int m_markTicksDrawn = 0;
+    mutable int m_labelWidth = -1; ///< room for the axis labels in this font, -1 until measured
 };
 
 } // namespace gui

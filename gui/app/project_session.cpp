@@ -54,6 +54,7 @@ void ProjectSession::open(const QString& path)
     m_step = -1;
     m_graphId = -1;
     m_graph.reset();
+    m_recentGraphs.clear();
     m_cacheEntry.reset();
     m_cacheEntryId = -1;
     m_cacheEntryError.clear();
@@ -111,6 +112,21 @@ void ProjectSession::showGraph(qlonglong id)
     m_graph.reset();
     emit graphLoading(id);
     using Ptr = std::shared_ptr<const StoredGraph>;
+    // Stepping a run goes back and forth between its graphs (prompt, decode, ...): the last few read
+    // are kept, and come back as a read would, after the caller returns.
+    const auto recent
+        = std::find_if(m_recentGraphs.begin(), m_recentGraphs.end(), [id](const Ptr& g) { return g->id == id; });
+    if (recent != m_recentGraphs.end()) {
+        Ptr hit = *recent;
+        m_recentGraphs.erase(recent);
+        m_recentGraphs.insert(m_recentGraphs.begin(), hit);
+        ++m_graphGeneration; // drops a read still under way
+        later(m_graphGeneration, [this, hit] {
+            m_graph = hit;
+            emit graphLoaded();
+        });
+        return;
+    }
     load<Ptr>(
         this, m_graphGeneration,
         [id](storage::Database& db) -> Ptr {
@@ -130,6 +146,11 @@ void ProjectSession::showGraph(qlonglong id)
         },
         [this](Ptr loaded) {
             m_graph = std::move(loaded);
+            if (m_graph->graph && m_graph->error.isEmpty()) {
+                m_recentGraphs.insert(m_recentGraphs.begin(), m_graph);
+                if (m_recentGraphs.size() > kRecentGraphs)
+                    m_recentGraphs.pop_back();
+            }
             emit graphLoaded();
         });
     if (!m_db)

@@ -21,6 +21,7 @@
 #include <QString>
 #include <memory>
 #include <utility>
+#include <vector>
 
 namespace gui {
 
@@ -52,7 +53,11 @@ public:
 
     /// The project's content changed (an import, a new run): contentChanged follows, for the views
     /// that list what the project holds. What is selected stays as it was read.
-    void refresh() { emit contentChanged(); }
+    void refresh()
+    {
+        m_recentGraphs.clear(); // an import may have added pass reports to a graph read before
+        emit contentChanged();
+    }
 
     /// Makes `kind`/`id` the selection: a run is read (runLoaded follows), a cache entry is read
     /// (cacheEntryLoaded follows), a graph ("graph", "stage", "pass_result") is read with its pass
@@ -152,6 +157,10 @@ private:
     qlonglong m_graphId = -1;
     std::shared_ptr<const StoredGraph> m_graph;
     int m_graphGeneration = 0;
+    /// The graphs read last, newest first, at most kRecentGraphs (a run's prompt and decode graphs
+    /// and a few more): showGraph() gives them back without reading the project again.
+    static constexpr size_t kRecentGraphs = 4;
+    std::vector<std::shared_ptr<const StoredGraph>> m_recentGraphs;
     std::shared_ptr<const storage::StoredCacheEntry> m_cacheEntry;
     qlonglong m_cacheEntryId = -1;
     QString m_cacheEntryError;

@@ -21,10 +21,23 @@
 #include <QTimer>
 #include <QToolButton>
 #include <QVBoxLayout>
+#include <map>
+#include <set>
 
 namespace gui {
 
 namespace {
+
+/// `body` under its `title`, as one pane of a splitter.
+QWidget* titled(QLabel* title, QWidget* body)
+{
+    auto* pane = new QWidget;
+    auto* layout = new QVBoxLayout(pane);
+    layout->setContentsMargins(0, 0, 0, 0);
+    layout->addWidget(title);
+    layout->addWidget(body, 1);
+    return pane;
+}
 
 QToolButton* button(QWidget* parent, QStyle::StandardPixmap icon, const QString& tip)
 {
@@ -86,10 +99,11 @@ RuntimePanel::RuntimePanel(ProjectSession* session, QWidget* parent)
     m_summary->setAlignment(Qt::AlignTop | Qt::AlignLeft);
     m_inputs->setObjectName("runtimeInputs");
     m_inputs->setHorizontalHeaderLabels({ "input", "action", "bytes" });
-    m_inputs->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+    // The action and bytes columns are sized once per run, to the widest of all its calls (fitInputColumns):
+    // measuring each step's rows again cost a millisecond a step on an 80-layer model.
+    m_inputs->horizontalHeader()->setSectionResizeMode(QHeaderView::Interactive);
     m_inputs->horizontalHeader()->setSectionResizeMode(0, QHeaderView::Stretch);
-    // An 80-layer model updates hundreds of inputs a step: widths from the first rows, not all.
-    m_inputs->horizontalHeader()->setResizeContentsPrecision(64);
+    m_inputs->horizontalHeader()->setStretchLastSection(false);
     m_inputs->verticalHeader()->setDefaultSectionSize(QFontMetrics(font()).height() + 6);
     m_inputs->verticalHeader()->hide();
     m_inputs->setEditTriggers(QAbstractItemView::NoEditTriggers);
@@ -129,25 +143,23 @@ RuntimePanel::RuntimePanel(ProjectSession* session, QWidget* parent)
             setStep(m_chart->peakReservedEvent());
     });
 
+    // The call's input actions and the event's log, one above the other at sizes that do not change
+    // from step to step (showing the table only at input updates made the log jump every few steps).
     auto* details = new QWidget;
     auto* detailsLayout = new QVBoxLayout(details);
     detailsLayout->setContentsMargins(0, 0, 0, 0);
     detailsLayout->addWidget(m_summary);
-    auto* inputsLabel = new QLabel("Input actions");
-    inputsLabel->setObjectName("runtimeInputsLabel");
-    detailsLayout->addWidget(inputsLabel);
-    detailsLayout->addWidget(m_inputs, 1);
+    m_inputsLabel = new QLabel("Input actions");
+    m_inputsLabel->setObjectName("runtimeInputsLabel");
+    m_inputsLabel->setWordWrap(true);
     m_logLabel = new QLabel("TorchAir log");
     m_logLabel->setObjectName("runtimeLogLabel");
-    detailsLayout->addWidget(m_logLabel);
-    detailsLayout->addWidget(m_log, 1);
-    inputsLabel->hide(); // until an input update is stepped
-    m_inputs->hide();
-    connect(this, &RuntimePanel::stepChanged, inputsLabel, [this, inputsLabel] {
-        const bool update = currentEvent() && currentEvent()->kind == engine::runtime::EventKind::InputUpdate;
-        inputsLabel->setVisible(update);
-        m_inputs->setVisible(update);
-    });
+    m_detailsSplit = new QSplitter(Qt::Vertical);
+    m_detailsSplit->setObjectName("runtimeDetailsSplit");
+    m_detailsSplit->setChildrenCollapsible(false);
+    m_detailsSplit->addWidget(titled(m_inputsLabel, m_inputs));
+    m_detailsSplit->addWidget(titled(m_logLabel, m_log));
+    detailsLayout->addWidget(m_detailsSplit, 1);
 
     auto* scroll = new QScrollArea;
     scroll->setWidget(m_memory);
@@ -327,6 +339,8 @@ void RuntimePanel::showRun(
         m_summary->clear();
         m_log->clear();
         m_inputs->setRowCount(0);
+        m_inputsShown = -2;
+        m_inputUpdateOf.clear();
         m_memory->clear("No run.");
         emit runShown();
         return;
@@ -334,8 +348,8 @@ void RuntimePanel::showRun(
     m_title->setText(runTitle(m_run->row));
     // A recording prints no TorchAir log: its steps are the file's trace entries.
     const bool recorded = m_run->sim.origin.kind == engine::runtime::RunOriginKind::Recorded;
-    m_logLabel->setVisible(!recorded);
-    m_log->setVisible(!recorded);
+    m_detailsSplit->setVisible(!recorded);
+    indexInputUpdates();
     if (events == 0) {
         m_position->setText("no events");
         m_memory->clear("The run has no events.");
@@ -515,10 +529,72 @@ void RuntimePanel::displayEvent(int event)
                 ? QString("[%1] %2").arg(engine::runtime::logLevelName(l.level), QString::fromStdString(l.text))
                 : QString("%1: %2").arg(QString::fromStdString(l.category), QString::fromStdString(l.text)));
     m_log->setPlainText(log.join("\n"));
+    showInputActions(event);
+    if (MemorySnapshot cached = m_fetcher->request(event))
+        showMemory(event, cached, QString());
+    else if (!m_memory->shown().empty())
+        m_memory->setStale(true);
+    emit stepChanged(event);
+}
+
+void RuntimePanel::indexInputUpdates()
+{
+    m_inputsShown = -2;
+    m_inputUpdateOf.assign(m_run->sim.events.size(), -1);
+    std::map<int, int> updateOfCall;
+    std::set<std::string> actions;
+    std::set<uint64_t> sizes;
+    for (const auto& e : m_run->sim.events)
+        if (e.kind == engine::runtime::EventKind::InputUpdate && e.call >= 0) {
+            updateOfCall.emplace(e.call, e.index);
+            for (const auto& in : e.inputs) {
+                actions.insert(in.action);
+                sizes.insert(in.bytes);
+            }
+        }
+    // Each distinct text measured once: a long run repeats the same few actions and sizes.
+    const QFontMetrics fm(m_inputs->font());
+    int action = fm.horizontalAdvance("action"), bytes = fm.horizontalAdvance("bytes");
+    for (const std::string& a : actions)
+        action = std::max(action, fm.horizontalAdvance(QString::fromStdString(a)));
+    for (uint64_t b : sizes)
+        bytes = std::max(bytes, fm.horizontalAdvance(b ? formatBytes(b) : QString("-")));
+    int call = -1;
+    for (size_t i = 0; i < m_run->sim.events.size(); ++i) {
+        if (m_run->sim.events[i].call >= 0)
+            call = m_run->sim.events[i].call; // run-level events belong to the call before them (callOf)
+        if (const auto it = updateOfCall.find(call); it != updateOfCall.end())
+            m_inputUpdateOf[i] = it->second;
+    }
+    const int margin = 2 * m_inputs->style()->pixelMetric(QStyle::PM_FocusFrameHMargin, nullptr, m_inputs) + 12;
+    m_inputs->setColumnWidth(1, action + margin);
+    m_inputs->setColumnWidth(2, bytes + margin);
+}
+
+void RuntimePanel::showInputActions(int event)
+{
+    const int update = m_inputUpdateOf[size_t(event)];
+    const int call = callOf(event);
+    if (call < 0)
+        m_inputsLabel->setText("Input actions: this event belongs to no call.");
+    else if (update < 0)
+        m_inputsLabel->setText(QString("Input actions: none in call %1 (it updated no inputs: its graphs were "
+                                       "captured or run eagerly, not replayed).")
+                                   .arg(call));
+    else if (update == event)
+        m_inputsLabel->setText(QString("Input actions of call %1, at this event").arg(call));
+    else
+        m_inputsLabel->setText(
+            QString("Input actions of call %1, at its input update (event %2)").arg(call).arg(update + 1));
+    if (update == m_inputsShown)
+        return; // the same call's table: nothing to rebuild
+    m_inputsShown = update;
+    static const std::vector<engine::runtime::InputAction> none;
+    const auto& inputs = update >= 0 ? m_run->sim.events[size_t(update)].inputs : none;
     m_inputs->setUpdatesEnabled(false);
-    m_inputs->setRowCount(int(e.inputs.size()));
-    for (int i = 0; i < int(e.inputs.size()); ++i) {
-        const auto& in = e.inputs[size_t(i)];
+    m_inputs->setRowCount(int(inputs.size()));
+    for (int i = 0; i < int(inputs.size()); ++i) {
+        const auto& in = inputs[size_t(i)];
         auto* input = new QTableWidgetItem(QString::fromStdString(in.input));
         auto* action = new QTableWidgetItem(QString::fromStdString(in.action));
         auto* bytes = new QTableWidgetItem(in.bytes ? formatBytes(in.bytes) : QString("-"));
@@ -532,11 +608,6 @@ void RuntimePanel::displayEvent(int event)
         m_inputs->setItem(i, 2, bytes);
     }
     m_inputs->setUpdatesEnabled(true);
-    if (MemorySnapshot cached = m_fetcher->request(event))
-        showMemory(event, cached, QString());
-    else if (!m_memory->shown().empty())
-        m_memory->setStale(true);
-    emit stepChanged(event);
 }
 
 void RuntimePanel::showMemory(int event, const MemorySnapshot& pools, const QString& error)

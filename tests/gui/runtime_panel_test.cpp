@@ -21,6 +21,7 @@
 #include <QTemporaryDir>
 #include <QToolButton>
 #include <QtTest>
+#include <map>
 
 namespace {
 
@@ -167,13 +168,32 @@ void RuntimePanelTest::checkStep(gui::RuntimePanel& panel, QSignalSpy& memory, c
         QVERIFY(log.contains(QString::fromStdString(line.text)));
     if (e.log.empty())
         QVERIFY(log.isEmpty());
+    // The table holds the input actions of the event's call: its input update's, at every event of
+    // the call (run-level events belong to the call before them), and none in a call without one.
+    int call = -1;
+    for (int k = i; k >= 0 && call < 0; --k)
+        call = s.sim.events[size_t(k)].call;
+    const Event* update = nullptr;
+    for (const Event& other : s.sim.events)
+        if (call >= 0 && other.call == call && other.kind == engine::runtime::EventKind::InputUpdate)
+            update = &other;
+    if (e.kind == engine::runtime::EventKind::InputUpdate)
+        QCOMPARE(update, &e);
+    const std::vector<engine::runtime::InputAction> none;
+    const auto& actions = update ? update->inputs : none;
     auto* inputs = panel.findChild<QTableWidget*>("runtimeInputs");
-    QCOMPARE(inputs->rowCount(), int(e.inputs.size()));
-    for (int r = 0; r < int(e.inputs.size()); ++r) {
-        QCOMPARE(inputs->item(r, 0)->text(), QString::fromStdString(e.inputs[size_t(r)].input));
-        QCOMPARE(inputs->item(r, 1)->text(), QString::fromStdString(e.inputs[size_t(r)].action));
-        QCOMPARE(inputs->item(r, 2)->data(Qt::UserRole).toULongLong(), qulonglong(e.inputs[size_t(r)].bytes));
+    QVERIFY(inputs->isVisible());
+    QCOMPARE(inputs->rowCount(), int(actions.size()));
+    for (int r = 0; r < int(actions.size()); ++r) {
+        QCOMPARE(inputs->item(r, 0)->text(), QString::fromStdString(actions[size_t(r)].input));
+        QCOMPARE(inputs->item(r, 1)->text(), QString::fromStdString(actions[size_t(r)].action));
+        QCOMPARE(inputs->item(r, 2)->data(Qt::UserRole).toULongLong(), qulonglong(actions[size_t(r)].bytes));
     }
+    const QString inputsLabel = panel.findChild<QLabel*>("runtimeInputsLabel")->text();
+    if (update)
+        QVERIFY2(inputsLabel.contains(QString("of call %1").arg(call)), qPrintable(inputsLabel));
+    else
+        QVERIFY2(inputsLabel.contains("none") || inputsLabel.contains("no call"), qPrintable(inputsLabel));
 
     QVERIFY2(waitMemory(panel, memory, i), qPrintable(QString("memory of event %1 never shown").arg(i)));
     auto db = storage::openProject(m_project.toStdString());
@@ -203,6 +223,14 @@ void RuntimePanelTest::stepsThroughEveryEvent()
     open(session, panel, m_kv);
     const int n = panel.eventCount();
     checkStep(panel, memory, m_kv, 0);
+    // The details keep their places from step to step: the log does not jump at input updates. (It
+    // moves only when the summary above it takes more or fewer lines.)
+    auto* log = panel.findChild<QPlainTextEdit*>("runtimeLog");
+    auto* summary = panel.findChild<QLabel*>("runtimeSummary");
+    QApplication::processEvents();
+    std::map<int, QRect> logAt { { summary->height(), log->geometry() } }; // per summary height
+    std::map<int, bool> seenOtherThanUpdate { { summary->height(), true } };
+    int comparedAtUpdates = 0;
     QElapsedTimer timer;
     qint64 stepNs = 0;
     for (int i = 1; i < n; ++i) {
@@ -211,7 +239,15 @@ void RuntimePanelTest::stepsThroughEveryEvent()
         stepNs += timer.nsecsElapsed();
         checkStep(panel, memory, m_kv, i);
         QCOMPARE(steps.last().at(0).toInt(), i);
+        QApplication::processEvents();
+        QVERIFY(log->isVisible() && log->height() > 40);
+        const bool update = m_kv.sim.events[size_t(i)].kind == engine::runtime::EventKind::InputUpdate;
+        const auto at = logAt.emplace(summary->height(), log->geometry()).first;
+        QCOMPARE(log->geometry(), at->second);
+        comparedAtUpdates += update && seenOtherThanUpdate[summary->height()];
+        seenOtherThanUpdate[summary->height()] = seenOtherThanUpdate[summary->height()] || !update;
     }
+    QVERIFY(comparedAtUpdates > 0); // the check above held at input updates
     panel.stepForward(); // at the end: stays
     QCOMPARE(panel.step(), n - 1);
     for (int i = n - 2; i >= 0; --i) {

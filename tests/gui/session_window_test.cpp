@@ -246,6 +246,53 @@ private slots:
             }
         QSKIP("no block of graph_1 is drawn at the decode replay");
     }
+
+    // Stepping between a run's prompt and decode graphs reads each once: a graph read a moment ago
+    // comes back (the same object, after the caller returns, as a read would) without a new read;
+    // a refresh of the project forgets them.
+    void graphsSteppedBackAreNotReadAgain()
+    {
+        QTemporaryDir dir;
+        qlonglong prompt = -1, decode = -1;
+        {
+            gui::MainWindow window(
+                { dir.filePath("p.aclgi"), ACLGI_SOURCE_DIR "/resources/samples/01_prompt_and_decode.json" });
+            QSignalSpy loaded(window.session(), &gui::ProjectSession::runLoaded);
+            QVERIFY(loaded.wait(30000));
+            prompt = window.session()->run()->graphIds.at("graph_1");
+            decode = window.session()->run()->graphIds.at("graph_2");
+        }
+        gui::ProjectSession session;
+        session.open(dir.filePath("p.aclgi"));
+        QVERIFY2(session.db(), qPrintable(session.error()));
+        QSignalSpy graphLoaded(&session, &gui::ProjectSession::graphLoaded);
+        const auto show = [&](qlonglong id) {
+            const int before = graphLoaded.count();
+            session.showGraph(id);
+            QCOMPARE(graphLoaded.count(), before); // never from inside the call
+            QVERIFY(session.graph() == nullptr);
+            QTRY_COMPARE_WITH_TIMEOUT(graphLoaded.count(), before + 1, 20000);
+            QVERIFY(session.graph() && session.graph()->graph);
+            QCOMPARE(session.graph()->id, id);
+        };
+        show(prompt);
+        const auto promptRead = session.graph();
+        show(decode);
+        const auto decodeRead = session.graph();
+        QVERIFY(decodeRead != promptRead);
+        show(prompt);
+        QVERIFY(session.graph() == promptRead);
+        show(decode);
+        QVERIFY(session.graph() == decodeRead);
+        // Asked for one graph, then another before it came: only the last one arrives.
+        session.showGraph(prompt);
+        session.showGraph(decode);
+        QTest::qWait(100);
+        QVERIFY(session.graph() == decodeRead);
+        session.refresh();
+        show(prompt);
+        QVERIFY(session.graph() != promptRead); // read again
+    }
 };
 
 QTEST_MAIN(SessionWindowTest)
