@@ -167,22 +167,29 @@ struct Compared {
     QString error;
 };
 
-Compared compareStored(storage::Database& db, qlonglong runA, qlonglong runB)
+/// Compares runs `runA` and `runB`, reading from `db` those that are not `held` (the session's run,
+/// read once already for every view).
+Compared compareStored(
+    storage::Database& db, qlonglong runA, qlonglong runB, const std::shared_ptr<const storage::StoredRun>& held)
 {
     std::string labels[2];
     std::vector<std::pair<std::string, std::string>> configs[2];
-    std::optional<storage::StoredRun> runs[2];
+    std::shared_ptr<const storage::StoredRun> runs[2];
     const qlonglong ids[2] = { runA, runB };
     for (int i = 0; i < 2; ++i) {
-        auto run = storage::readRun(db, ids[i]);
-        if (!run)
-            return { nullptr, QString::fromStdString(run.error().toString()) };
+        if (held && held->row.id == ids[i]) {
+            runs[i] = held;
+        } else {
+            auto run = storage::readRun(db, ids[i]);
+            if (!run)
+                return { nullptr, QString::fromStdString(run.error().toString()) };
+            runs[i] = std::make_shared<const storage::StoredRun>(std::move(run.value()));
+        }
         auto overrides = storage::readRunOverrides(db, ids[i]);
         if (!overrides)
             return { nullptr, QString::fromStdString(overrides.error().toString()) };
-        labels[i] = runLabel(run->row, *overrides).toStdString();
-        configs[i] = engine::report::runConfigPairs(run->sim.options.backend, run->configJson);
-        runs[i] = std::move(run.value());
+        labels[i] = runLabel(runs[i]->row, *overrides).toStdString();
+        configs[i] = engine::report::runConfigPairs(runs[i]->sim.options.backend, runs[i]->configJson);
     }
     return { std::make_shared<const engine::report::RunComparison>(
                  engine::report::compareRuns(runs[0]->sim, runs[1]->sim, labels[0], labels[1], configs[0], configs[1])),
@@ -334,7 +341,8 @@ void ComparePanel::compare(qlonglong runA, qlonglong runB)
     selectRun(m_runB, runB);
     m_summary->setText(QString("Comparing run %1 with run %2 ...").arg(runA).arg(runB));
     m_session->load<Compared>(
-        this, m_compareGeneration, [runA, runB](storage::Database& db) { return compareStored(db, runA, runB); },
+        this, m_compareGeneration,
+        [runA, runB, held = m_session->run()](storage::Database& db) { return compareStored(db, runA, runB, held); },
         [this](Compared result) {
             m_error->setVisible(!result.error.isEmpty());
             m_error->setText(result.error);

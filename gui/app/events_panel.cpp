@@ -2,6 +2,7 @@
 
 #include "engine/report/details.h"
 #include "engine/report/hazard_explain.h"
+#include "gui/app/project_session.h"
 
 #include <QComboBox>
 #include <QHBoxLayout>
@@ -88,6 +89,16 @@ QString eventHeading(const engine::runtime::Event& e, int total)
 }
 
 } // namespace
+
+EventsPanel::EventsPanel(ProjectSession* session, QWidget* parent)
+    : EventsPanel(parent)
+{
+    connect(session, &ProjectSession::runLoaded, this, [this, session] { showRun(session->run()); });
+    connect(session, &ProjectSession::stepChanged, this, &EventsPanel::selectEvent);
+    connect(this, &EventsPanel::eventActivated, session, &ProjectSession::setStep);
+    if (session->run())
+        showRun(session->run());
+}
 
 EventsPanel::EventsPanel(QWidget* parent)
     : QWidget(parent)

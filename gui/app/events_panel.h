@@ -23,10 +23,15 @@ class QToolButton;
 
 namespace gui {
 
+class ProjectSession;
+
 class EventsPanel : public QWidget {
     Q_OBJECT
 public:
     explicit EventsPanel(QWidget* parent = nullptr);
+    /// An Events view of `session`: it lists the session's run, follows its step, and a row picked
+    /// steps the session there (the window's view; the constructor above is the list alone).
+    explicit EventsPanel(ProjectSession* session, QWidget* parent = nullptr);
     ~EventsPanel() override;
 
     /// Lists the run's events (null: nothing, and the view says "No run" and what to do). The filters

@@ -231,6 +231,20 @@ void GraphPanel::toggleGroup(int groupId)
     rebuild();
 }
 
+void GraphPanel::setAllFoldsOpen(bool open)
+{
+    if (!m_loaded)
+        return;
+    std::set<int> all;
+    if (open)
+        for (int g = 0; g < int(m_loaded->grouping.groups.size()); ++g)
+            all.insert(g);
+    if (all == m_expanded)
+        return;
+    m_expanded = std::move(all);
+    rebuild();
+}
+
 void GraphPanel::rebuild()
 {
     m_current = engine::view::buildView(m_loaded->graph, m_loaded->grouping, m_expanded, m_loaded->rewritten);
@@ -282,9 +296,12 @@ QString GraphPanel::headerText() const
     const engine::view::Grouping& gr = m_loaded->grouping;
     QString text = QString("%1 · %2 nodes").arg(QString::fromStdString(g.id)).arg(g.nodes.size());
     std::vector<int> stacks;
-    for (const auto& group : gr.groups)
-        if (group.kind == "layers")
-            stacks.push_back(group.repeat);
+    bool allOpen = true; // every layer stack opened (Graph > Open All Folds)
+    for (int g = 0; g < int(gr.groups.size()); ++g)
+        if (gr.groups[size_t(g)].kind == "layers") {
+            stacks.push_back(gr.groups[size_t(g)].repeat);
+            allOpen = allOpen && m_expanded.count(g);
+        }
     if (stacks.empty())
         return text + " · no repeated layers found";
     QStringList counts;
@@ -293,9 +310,10 @@ QString GraphPanel::headerText() const
         counts << QString::number(r);
         layers += r;
     }
+    const QString state = allOpen ? "opened (Ctrl+Shift+L folds them)" : "folded";
     text += stacks.size() == 1
-        ? QString(" · %1 repeated layers folded").arg(layers)
-        : QString(" · %1 stacks of repeated layers (%2) folded").arg(stacks.size()).arg(counts.join(" + "));
+        ? QString(" · %1 repeated layers %2").arg(layers).arg(state)
+        : QString(" · %1 stacks of repeated layers (%2) %3").arg(stacks.size()).arg(counts.join(" + ")).arg(state);
     // How they were found, in the user's terms: the names' numbering, or a block of ops that repeats.
     const QString method = QString::fromStdString(gr.method);
     const QString names = "node names: ";

@@ -49,6 +49,9 @@ public:
     void showGraph(qlonglong graphId);
     /// Expands the group when it is folded, folds it when it is expanded.
     void toggleGroup(int groupId);
+    /// Opens every fold (the whole graph, node by node: zoomed out, boxes are drawn without text,
+    /// at their colour) or, with `open` false, folds the repeated layers again as the graph opened.
+    void setAllFoldsOpen(bool open);
     /// Shows the FX graph event `event` of `run` belongs to and outlines the nodes it concerns.
     /// Does nothing while following is off, or for run-level events; a graph that was not imported
     /// leaves the view as it is and says so.

@@ -76,6 +76,8 @@ QString shortcutsHtml()
             { "Ctrl+Home / Ctrl+End", "First / last event" },
             { "Ctrl+F", "Find a node in the graph" },
             { "Ctrl+0", "Fit the graph to the window" },
+            { "Ctrl+Shift+O", "Open every fold of the graph (far out, boxes are drawn as blocks of colour)" },
+            { "Ctrl+Shift+L", "Fold the repeated layers again" },
         });
     html += table("In the Runtime view (while it has the focus)",
         {

@@ -104,7 +104,7 @@ void MainWindow::buildViews()
     m_configPanel = new ConfigPanel(m_session);
     m_comparePanel = new ComparePanel(m_session);
     m_compilesPanel = new CompilesPanel(m_session);
-    m_eventsPanel = new EventsPanel;
+    m_eventsPanel = new EventsPanel(m_session);
 }
 
 QDockWidget* MainWindow::addDock(const QString& title, QWidget* view, Qt::DockWidgetArea area, const QKeySequence& keys)
@@ -193,13 +193,8 @@ void MainWindow::connectViews()
     // The views follow the session's step themselves (graph outlines, Inspector, Log); the window
     // adds the status bar.
     connect(m_session, &ProjectSession::stepChanged, this, &MainWindow::onStep);
-    // The Events list shows the session's run and follows its step; a row picked steps there.
-    connect(m_session, &ProjectSession::runLoaded, this, [this] {
-        m_eventsPanel->showRun(m_session->run());
-        fitLayoutToContent();
-    });
-    connect(m_session, &ProjectSession::stepChanged, m_eventsPanel, &EventsPanel::selectEvent);
-    connect(m_eventsPanel, &EventsPanel::eventActivated, m_session, &ProjectSession::setStep);
+    // A recording takes the centre from the graph canvas (the Events list follows the session itself).
+    connect(m_session, &ProjectSession::runLoaded, this, &MainWindow::fitLayoutToContent);
     // Whatever is picked takes the centre from the welcome page.
     connect(m_session, &ProjectSession::selectionChanged, this, [this](const QString& kind) {
         if (kind.isEmpty())

@@ -203,6 +203,10 @@ void MainWindow::buildMenus()
     find->setShortcut(QKeySequence::Find);
     QAction* fit = graph->addAction("Fit to &Window", this, [this] { m_graphPanel->view()->fitAll(); });
     fit->setShortcut(QKeySequence("Ctrl+0"));
+    QAction* openFolds = graph->addAction("&Open All Folds", this, [this] { m_graphPanel->setAllFoldsOpen(true); });
+    openFolds->setShortcut(QKeySequence("Ctrl+Shift+O"));
+    QAction* fold = graph->addAction("Fold Repeated &Layers", this, [this] { m_graphPanel->setAllFoldsOpen(false); });
+    fold->setShortcut(QKeySequence("Ctrl+Shift+L"));
     QAction* follow = graph->addAction("F&ollow the Stepper");
     follow->setCheckable(true);
     follow->setChecked(m_graphPanel->following());

@@ -69,6 +69,16 @@ void ScreenshotDriver::waitIdle(int quietPolls)
 
 void ScreenshotDriver::afterSelection()
 {
+    if (m_request.openFolds) {
+        m_request.openFolds = false;
+        m_window.graphPanel()->setAllFoldsOpen(true);
+        waitIdle(0);
+        return;
+    }
+    if (m_request.fit) {
+        m_request.fit = false;
+        m_window.graphPanel()->view()->fitAll();
+    }
     if (!m_request.node.isEmpty()) {
         const QString node = m_request.node;
         m_request.node.clear();

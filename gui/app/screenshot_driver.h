@@ -18,6 +18,8 @@ struct ScreenshotRequest {
     QString filter; ///< the memory breakdown's frame filter
     QString breakdown; ///< what the memory breakdown groups by: "category" (default), "owner", "site"
     QString node; ///< node of the shown graph to select (the Inspector shows it)
+    bool openFolds = false; ///< open every fold of the graph shown
+    bool fit = false; ///< then fit the graph to the window (Ctrl+0)
     QStringList docks; ///< dock titles to bring to the front, in order
     QStringList tabs; ///< then the tabs (by text) to make current in every QTabWidget that has one
 };

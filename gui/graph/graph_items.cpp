@@ -125,12 +125,24 @@ QRectF ItemBoxItem::boundingRect() const
 
 void ItemBoxItem::paint(QPainter* painter, const QStyleOptionGraphicsItem* option, QWidget*)
 {
-    painter->setRenderHint(QPainter::Antialiasing);
     // Screen pixels per scene point: what decides whether text is legible.
     const double lod = option->levelOfDetailFromTransform(painter->worldTransform());
     const QRectF r = rect();
     const bool group = isGroup();
     const QColor fill = group ? qcolor(palette::kGroupFill) : roleColor(m_item.role);
+    if (lod * r.height() < kSpeckPixels && !isSelected() && !m_highlight.isValid()) {
+        // Far out (a whole unfolded model fitted to the window) a box is a few pixels: drawn as a
+        // block of its colour with a one-pixel darker outline, so that the structure stays visible
+        // where thin scene-width borders would vanish and pale fills fade into the background.
+        QPen outline(fill.darker(palette::kSpeckOutlineDarker), 1);
+        outline.setCosmetic(true);
+        painter->setPen(outline);
+        painter->setBrush(fill.darker(palette::kSpeckFillDarker));
+        painter->drawRect(r);
+        drawBadge(painter, r, lod);
+        return;
+    }
+    painter->setRenderHint(QPainter::Antialiasing);
     const double radius = shape::kCornerRadius;
     if (group) { // two offset sheets behind: "more inside"
         painter->setPen(QPen(qcolor(palette::kGroupSheetBorder), 1));
@@ -305,7 +317,17 @@ void EdgeItem::paint(QPainter* painter, const QStyleOptionGraphicsItem*, QWidget
 {
     painter->setRenderHint(QPainter::Antialiasing);
     const QColor c = m_highlighted ? kHighlight : kEdge;
-    painter->setPen(QPen(c, m_highlighted ? m_width + 1.5 : m_width, Qt::SolidLine, Qt::RoundCap));
+    QPen pen(c, m_highlighted ? m_width + 1.5 : m_width, Qt::SolidLine, Qt::RoundCap);
+    // Never thinner than a pixel on screen: far out, the edges are what shows the graph's shape.
+    // (faint, so that a thousand of them do not hide the boxes they join).
+    if (pen.widthF() * QStyleOptionGraphicsItem::levelOfDetailFromTransform(painter->worldTransform()) < 1.0) {
+        QColor faint = c;
+        faint.setAlpha(m_highlighted ? 255 : palette::kFarEdgeAlpha);
+        pen.setColor(faint);
+        pen.setWidthF(1.0);
+        pen.setCosmetic(true);
+    }
+    painter->setPen(pen);
     painter->setBrush(Qt::NoBrush);
     painter->drawPath(path());
     painter->setPen(Qt::NoPen);

@@ -67,6 +67,8 @@ public:
 
     /// Below this many pixels on screen, text is not drawn.
     static constexpr double kMinTextPixels = 5;
+    /// A box shorter than this on screen is drawn as a block of its colour (no corners, text or sheets).
+    static constexpr double kSpeckPixels = 6;
 
 protected:
     void mousePressEvent(QGraphicsSceneMouseEvent* event) override;

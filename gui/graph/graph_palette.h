@@ -89,6 +89,12 @@ constexpr Rgb kGroupFill { 232, 234, 246 };
 constexpr Rgb kGroupBorder { 57, 73, 171 };
 constexpr Rgb kGroupSheetBorder { 121, 134, 203 }; ///< the offset sheet behind a group
 constexpr int kGroupSheetDarker = 108; ///< the sheet's fill: kGroupFill.darker(108)
+/// Far out, a box is a block of its role's colour, a little darker (pale fills fade into the white
+/// canvas at a few pixels), with a darker one-pixel outline.
+constexpr int kSpeckFillDarker = 115;
+constexpr int kSpeckOutlineDarker = 160;
+/// Far out, an edge is one pixel wide at this opacity (of 255).
+constexpr int kFarEdgeAlpha = 60;
 } // namespace palette
 
 /// The outline the stepper gives a node its current event concerns (engine/runtime/event_focus.h).

@@ -297,6 +297,24 @@ void GraphPanelTest::headerSaysWhatWasFolded()
     QVERIFY2(title.startsWith("decode · ")
             && title.contains(" nodes · 8 repeated layers folded (found from node names l0_, l1_ …)"),
         qPrintable(title));
+
+    // Graph > Open All Folds: every node drawn, and the header says the layers are open; Fold
+    // Repeated Layers: back to the folded view.
+    const int foldedItems = int(panel.view()->scene()->items().size());
+    const size_t nodes = panel.graph()->nodes.size();
+    QVERIFY(panel.currentView().items.size() < nodes);
+    panel.setAllFoldsOpen(true);
+    QVERIFY(shown.wait(20000));
+    QCOMPARE(panel.currentView().items.size(), nodes);
+    for (const auto& item : panel.currentView().items)
+        QCOMPARE(item.kind, engine::view::ViewItem::Kind::Node);
+    const QString open = panel.findChild<QLabel*>("graphTitle")->text();
+    QVERIFY2(open.contains(" · 8 repeated layers opened (Ctrl+Shift+L folds them)"), qPrintable(open));
+    panel.setAllFoldsOpen(false);
+    QVERIFY(shown.wait(20000));
+    QVERIFY(panel.currentView().items.size() < nodes);
+    QCOMPARE(int(panel.view()->scene()->items().size()), foldedItems);
+    QCOMPARE(panel.findChild<QLabel*>("graphTitle")->text(), title);
 }
 
 QTEST_MAIN(GraphPanelTest)
