@@ -19,7 +19,7 @@ int main(int argc, char** argv)
     // is at event N (`--step peak`: at its peak reserved memory). `--filter TEXT`: the memory
     // breakdown's frame filter; `--breakdown category|owner|site`: what it groups by. `--node NAME`: select that node
     // of the graph shown (the Inspector details it).
-    // `--graph open-folds,fit`: open every fold of the graph shown, then fit it to the window.
+    // `--graph-view open-folds,fit`: open every fold of the graph shown, then fit it to the window.
     // `--dock TITLE` (repeatable): bring that view's dock to the front. `--tab TEXT` (repeatable):
     // then make the tab with that text current in the views' tab widgets (the Passes view's "Diff").
     gui::ScreenshotRequest shot;
@@ -39,7 +39,7 @@ int main(int argc, char** argv)
             shot.breakdown = value;
         else if (a == "--node")
             shot.node = value;
-        else if (a == "--graph") // "open-folds", "fit" or "open-folds,fit"
+        else if (a == "--graph-view") // "open-folds", "fit" or "open-folds,fit"
             for (const QString& what : value.split(',')) {
                 shot.openFolds = shot.openFolds || what == "open-folds";
                 shot.fit = shot.fit || what == "fit";

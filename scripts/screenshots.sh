@@ -60,7 +60,7 @@ SCREEN=1366x768 shot graph-32-layers-1366.png "$work/decoder32.aclgi" --select d
 shot graph-32-layers-expanded.png "$work/decoder32.aclgi" --select decode --node l16_attn
 SCREEN=1366x768 shot graph-32-layers-expanded-1366.png "$work/decoder32.aclgi" --select decode --node l16_attn
 # The same graph with every fold open, fitted to the window: far out, boxes are blocks of their colour.
-shot graph-32-layers-all-open.png "$work/decoder32.aclgi" --select decode --graph open-folds,fit
+shot graph-32-layers-all-open.png "$work/decoder32.aclgi" --select decode --graph-view open-folds,fit
 # The window on sample 04 (the KV cache moves): an input update of a replay, outlined on the graph.
 shot main-window.png "$work/samples.aclgi" --select "#4 The KV cache moves: recapture storm" --step 13
 # The stepper and the Memory view at the first recapture of sample 04 (call 3: the KV cache moved).

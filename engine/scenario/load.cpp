@@ -333,6 +333,14 @@ Result<KindSpec> parseKindSpec(const std::string& spec)
 
 } // namespace
 
+Result<void> checkInputKindSpec(const std::string& spec)
+{
+    auto k = parseKindSpec(spec);
+    if (!k)
+        return k.error();
+    return {};
+}
+
 Result<int> applyInputKinds(Graph& g, const std::vector<std::string>& specs)
 {
     int set = 0;

@@ -28,5 +28,8 @@ Result<Scenario> loadScenarioOrGraph(
 Result<void> applyInputKinds(Scenario& s, const std::vector<std::string>& specs);
 /// The same on one graph (returns how many inputs it set; names it lacks are not an error here).
 Result<int> applyInputKinds(Graph& g, const std::vector<std::string>& specs);
+/// Whether `spec` is a well-formed `SEL=KIND` (what the commands check before reading any file):
+/// the same error applyInputKinds gives for it, or ok. Whether SEL's names exist is not checked.
+Result<void> checkInputKindSpec(const std::string& spec);
 
 } // namespace engine::scenario

@@ -1,6 +1,7 @@
 #include "gui/cli/cli_util.h"
 
 #include "engine/config/setting_text.h"
+#include "engine/scenario/load.h"
 
 #include <cstdlib>
 #include <ostream>
@@ -36,6 +37,15 @@ bool parseSymbols(const std::string& text, engine::SymbolValues& into, std::ostr
         if (comma == std::string::npos)
             break;
         start = comma + 1;
+    }
+    return true;
+}
+
+bool checkInputKind(const std::string& text, std::ostream& err, const char* command)
+{
+    if (auto ok = engine::scenario::checkInputKindSpec(text); !ok) {
+        err << command << ": " << ok.error().toString() << "\n";
+        return false;
     }
     return true;
 }

@@ -16,6 +16,9 @@ bool parseSetting(const std::string& text, std::vector<std::pair<std::string, en
 /// `s0=4,s1=128` of `--symbols`; false (with a message) if malformed.
 bool parseSymbols(const std::string& text, engine::SymbolValues& into, std::ostream& err, const char* command);
 
+/// `SEL=KIND` of `--input-kind` (engine::scenario::checkInputKindSpec); false (with a message) if malformed.
+bool checkInputKind(const std::string& text, std::ostream& err, const char* command);
+
 /// `text` padded with spaces to `width` (on the left when `right`), for table columns.
 std::string pad(std::string text, size_t width, bool right = false);
 

@@ -213,6 +213,8 @@ int passesCommand(const std::vector<std::string>& args, std::ostream& out, std::
                 err << "passes: --input-kind needs SEL=KIND\n" << usage;
                 return 2;
             }
+            if (!checkInputKind(args[i + 1], err, "passes"))
+                return 2;
             inputKinds.push_back(args[++i]);
         } else if (a == "--cann") {
             // The CANN version the passes' version checks compare with ("8.3.RC1", "9.0.0").

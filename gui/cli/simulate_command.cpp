@@ -45,7 +45,7 @@ int simulateCommand(const std::vector<std::string>& args, std::ostream& out, std
                 return 2;
         } else if (a == "--input-kind") {
             const std::string* v = next("SEL=KIND (names, #N, #N-M or *; parameter, buffer, static_address, user_input)");
-            if (!v)
+            if (!v || !checkInputKind(*v, err, "simulate"))
                 return 2;
             inputKinds.push_back(*v);
         } else if (a == "--calls") {

@@ -140,6 +140,12 @@ try:
     # passes: a graph id the scenario does not hold.
     sample = DATA.parent.parent / "resources" / "samples" / "01_prompt_and_decode.json"
     expect_error(sample, "passes", sample, "--graph", "nope")
+    # A malformed --input-kind is a usage error (exit 2) in both commands, said before any file is read.
+    for command in ("simulate", "passes"):
+        for spec in ("arg0_1", "arg0_1=weights", "=parameter"):
+            r = run(command, sample, "--input-kind", spec, expect=2)
+            check(f"{command}: " in r.stderr and "--input-kind " + spec in r.stderr,
+                  f"{command} --input-kind {spec}: {r.stderr!r}")
 
     # stages: a debug folder that is a file.
     notdir = tmp / "notdir"
