@@ -244,6 +244,33 @@ TEST_F(SimulateSource, SourceOfGraphAndUnknownIds)
     EXPECT_EQ(sourceOfGraph(db(), 999999).error().code, ErrorCode::NotFound);
     EXPECT_EQ(sourceOfCacheEntry(db(), 999999).error().code, ErrorCode::NotFound);
     EXPECT_EQ(describeSource(db(), 999999).error().code, ErrorCode::NotFound);
+    EXPECT_EQ(describeCacheEntry(db(), 999999).error().code, ErrorCode::NotFound);
+}
+
+// A compile-cache entry is described by its own compiled_module file, under its cache's source, with
+// the symbols its graph needs; simulating it gives a run like a graph file's.
+TEST_F(SimulateSource, CacheEntryIsItsCompiledModule)
+{
+    const int64_t source = import(kData / "cache" / "torchair_cache");
+    ASSERT_GT(source, 0);
+    auto rows = db().prepare("SELECT id, path FROM cache_entries WHERE source_id = ? ORDER BY id");
+    ASSERT_TRUE(rows.ok());
+    rows->bind(1, source);
+    int entries = 0;
+    for (auto row = rows->step(); row.ok() && *row; row = rows->step()) {
+        ++entries;
+        const int64_t entry = rows->columnInt(0);
+        const std::string path = rows->columnText(1);
+        auto described = describeCacheEntry(db(), entry);
+        ASSERT_TRUE(described.ok()) << described.error().toString();
+        EXPECT_EQ(described->cacheEntryId, entry);
+        EXPECT_EQ(described->sourceId, source);
+        EXPECT_EQ(described->path, path);
+        EXPECT_EQ(fs::path(path).filename(), "compiled_module");
+        EXPECT_EQ(*sourceOfCacheEntry(db(), entry), source);
+        EXPECT_TRUE(described->simulatable || !described->why.empty()) << path;
+    }
+    EXPECT_GT(entries, 0);
 }
 
 } // namespace
