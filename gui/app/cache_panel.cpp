@@ -4,13 +4,17 @@
 #include "engine/cache/cache_key.h"
 #include "gui/app/panel_loader.h"
 #include "gui/app/project_session.h"
+#include "gui/app/seam_wrap_delegate.h"
 
+#include <QEvent>
 #include <QFileInfo>
 #include <QFontDatabase>
 #include <QHeaderView>
 #include <QLabel>
 #include <QPlainTextEdit>
+#include <QScopedValueRollback>
 #include <QSplitter>
+#include <QStyle>
 #include <QTabWidget>
 #include <QTableWidget>
 #include <QVBoxLayout>
@@ -84,9 +88,10 @@ QString headerText(const storage::StoredCacheEntry& e)
         meta = QString("<br>%1 &middot; %2 &middot; version %3 &middot; Python %4")
                    .arg(q(e.metaName).toHtmlEscaped(), q(e.metaDate).toHtmlEscaped(), q(e.version).toHtmlEscaped(),
                        q(e.python).toHtmlEscaped());
+    // The path breaks at its slashes and underscores in a narrow dock.
     return QString("<tt>%1</tt><br>%3<br>%2%4")
-        .arg(q(e.relativePath.empty() ? e.path : e.relativePath).toHtmlEscaped(), parts.join(" &middot; "), verdict,
-            meta);
+        .arg(SeamWrapDelegate::breakable(q(e.relativePath.empty() ? e.path : e.relativePath)).toHtmlEscaped(),
+            parts.join(" &middot; "), verdict, meta);
 }
 
 /// readable_cache's text for the entry, read afresh from its file; the stored texts when it is gone.
@@ -143,6 +148,14 @@ CachePanel::CachePanel(ProjectSession* session, QWidget* parent)
     m_explanation->setLineWrapMode(QPlainTextEdit::WidgetWidth);
     m_explanation->setMaximumHeight(110);
     m_checks->horizontalHeader()->setSectionResizeMode(QHeaderView::Interactive);
+    // The checks fit the dock's width (fitChecks): messages, paths and details wrap (paths at their
+    // slashes) and the rows grow, instead of a message running off to the right.
+    m_checks->setItemDelegate(new SeamWrapDelegate(m_checks));
+    m_checks->setTextElideMode(Qt::ElideNone);
+    m_checks->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    m_checks->setVerticalScrollBarPolicy(Qt::ScrollBarAlwaysOn); // a steady width to fit to
+    m_checks->horizontalHeader()->setStretchLastSection(false);
+    m_checks->viewport()->installEventFilter(this);
 
     auto* key = new QWidget;
     auto* keyLayout = new QVBoxLayout(key);
@@ -151,7 +164,9 @@ CachePanel::CachePanel(ProjectSession* session, QWidget* parent)
     auto* left = new QWidget;
     auto* leftLayout = new QVBoxLayout(left);
     leftLayout->setContentsMargins(0, 0, 0, 0);
-    leftLayout->addWidget(new QLabel("Settings of the config you compile with:"));
+    auto* settingsLabel = new QLabel("Settings of the config you compile with:");
+    settingsLabel->setWordWrap(true);
+    leftLayout->addWidget(settingsLabel);
     leftLayout->addWidget(m_settings, 1);
     auto* right = new QWidget;
     auto* rightLayout = new QVBoxLayout(right);
@@ -239,18 +254,28 @@ void CachePanel::fill()
     for (int row = 0; row < int(e.checks.size()); ++row) {
         const auto& c = e.checks[size_t(row)];
         const QColor colour = statusColor(c.status);
+        // The message as Python prints the exception ("PermissionError: Permissions must be 600"):
+        // one column less for a narrow dock; the exception column is kept for its tooltip and copy.
+        const QString message = c.exception.empty() ? q(c.message) : q(c.exception + ": " + c.message);
         const QString texts[] = { q(c.name), QString::fromUtf8(engine::cache::statusName(c.status)), q(c.exception),
-            q(c.message), q(c.detail) };
+            message, q(c.detail) };
         for (int col = 0; col < 5; ++col) {
             auto* item = cell(texts[col]);
             item->setBackground(colour);
             m_checks->setItem(row, col, item);
         }
     }
+    // Each column's text on one line (the view measures it unwrapped); the exception is in the
+    // message, and a detail column with nothing in it is hidden.
     m_checks->resizeColumnsToContents();
-    for (int col = 0; col < 4; ++col)
-        m_checks->setColumnWidth(col, std::min(m_checks->columnWidth(col), col == 3 ? 520 : 220));
-    m_checks->resizeRowsToContents();
+    for (int col = 0; col < CheckColumns; ++col) {
+        m_checkWidths[size_t(col)] = m_checks->columnWidth(col);
+        bool empty = true;
+        for (int row = 0; row < m_checks->rowCount() && empty; ++row)
+            empty = m_checks->item(row, col)->text().isEmpty();
+        m_checks->setColumnHidden(col, col == ExceptionColumn || (empty && col == DetailColumn));
+    }
+    fitChecks();
 
     QStringList log;
     for (const auto& line : e.log)
@@ -267,6 +292,39 @@ void CachePanel::fill()
     m_options->resizeColumnsToContents();
     m_readable->setPlainText(m_loaded->readable);
     m_settings->setPlainText(entrySettings(e)); // -> explainKey
+}
+
+void CachePanel::fitChecks()
+{
+    // The check and its status on one line; TorchAir's message and our detail share the rest
+    // (three to two, each at least as wide as its title) and wrap.
+    if (!m_loaded || m_fitting)
+        return;
+    const QScopedValueRollback<bool> fitting(m_fitting, true);
+    QHeaderView* header = m_checks->horizontalHeader();
+    const auto natural = [this](int col) { return m_checks->isColumnHidden(col) ? 0 : m_checkWidths[size_t(col)]; };
+    const auto title = [header, this](int col) {
+        return header->fontMetrics().horizontalAdvance(m_checks->horizontalHeaderItem(col)->text())
+            + 2 * header->style()->pixelMetric(QStyle::PM_HeaderMargin, nullptr, header) + 4;
+    };
+    const int rest = m_checks->viewport()->width() - natural(CheckColumn) - natural(StatusColumn);
+    const int detail = m_checks->isColumnHidden(DetailColumn)
+        ? 0
+        : std::max(title(DetailColumn), std::min(natural(DetailColumn), rest * 2 / 5));
+    const int message = std::max(title(MessageColumn), rest - detail);
+    m_checks->setColumnWidth(CheckColumn, natural(CheckColumn));
+    m_checks->setColumnWidth(StatusColumn, natural(StatusColumn));
+    m_checks->setColumnWidth(MessageColumn, message);
+    if (detail > 0)
+        m_checks->setColumnWidth(DetailColumn, detail);
+    m_checks->resizeRowsToContents();
+}
+
+bool CachePanel::eventFilter(QObject* watched, QEvent* event)
+{
+    if (watched == m_checks->viewport() && event->type() == QEvent::Resize)
+        fitChecks();
+    return QWidget::eventFilter(watched, event);
 }
 
 QString CachePanel::entrySettings(const storage::StoredCacheEntry& entry)

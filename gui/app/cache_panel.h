@@ -8,6 +8,7 @@
 
 #include <QColor>
 #include <QWidget>
+#include <array>
 #include <memory>
 
 class QLabel;
@@ -54,8 +55,12 @@ private:
         QString readable; ///< readable_cache's text, or why there is none plus the stored texts
         QString error;
     };
+    /// The checks table's columns.
+    enum ChecksColumn { CheckColumn, StatusColumn, ExceptionColumn, MessageColumn, DetailColumn, CheckColumns };
     void fill();
     void explainKey();
+    void fitChecks();
+    bool eventFilter(QObject* watched, QEvent* event) override;
 
     QLabel* m_header;
     QTabWidget* m_tabs;
@@ -68,6 +73,8 @@ private:
     QPlainTextEdit* m_explanation;
     QPlainTextEdit* m_readable;
     std::shared_ptr<const Loaded> m_loaded;
+    std::array<int, CheckColumns> m_checkWidths {}; ///< each checks column's text on one line
+    bool m_fitting = false; ///< fitChecks is running: the resizes it causes are not refitted
     int m_generation = 0;
 };
 

@@ -13,6 +13,7 @@
 #include <QPainter>
 #include <QScrollBar>
 #include <QSplitter>
+#include <QStyle>
 #include <QTableWidget>
 #include <QTextBrowser>
 #include <QVBoxLayout>
@@ -217,7 +218,7 @@ CompilesPanel::CompilesPanel(ProjectSession* session, QWidget* parent)
     m_split->setStretchFactor(0, 1);
     m_split->setStretchFactor(1, 0);
     m_split->setChildrenCollapsible(false);
-    m_details->setMinimumWidth(260);
+    m_details->setMinimumWidth(200);
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(2, 2, 2, 2);
     layout->addWidget(m_split);
@@ -420,7 +421,8 @@ void CompilesPanel::fill()
 void CompilesPanel::fitSplit()
 {
     // The table as wide as its columns (the reason at 240) when the panel has room, the details the
-    // rest, at least 300 and at most half; once the user moved the splitter, theirs.
+    // rest, at least 300 (200 in a narrow dock) and at most half; once the user moved the splitter,
+    // theirs.
     if (m_userSplit || !m_loaded || m_loaded->compiles.empty())
         return;
     int wanted = 2 * m_table->frameWidth() + m_table->verticalScrollBar()->sizeHint().width() + 240;
@@ -430,7 +432,14 @@ void CompilesPanel::fitSplit()
     const int total = m_split->width() - m_split->handleWidth();
     if (total <= 0)
         return;
-    const int left = std::max(total / 2, std::min(wanted, total - 300));
+    // In a narrow dock the table keeps its columns up to the graphs in sight, the details at least
+    // their minimum.
+    int key = 2 * m_table->frameWidth() + m_table->verticalScrollBar()->sizeHint().width();
+    for (int col = 0; col <= ColGraphs; ++col)
+        if (!m_table->isColumnHidden(col))
+            key += m_table->columnWidth(col);
+    const int left
+        = std::max({ total / 2, std::min(wanted, total - 300), std::min(key, total - m_details->minimumWidth()) });
     m_split->setSizes({ left, total - left });
 }
 
@@ -455,7 +464,11 @@ void CompilesPanel::fitReasonColumn()
     for (int col = 0; col < ColReason; ++col)
         if (!m_table->isColumnHidden(col))
             others += m_table->columnWidth(col);
-    m_table->setColumnWidth(ColReason, std::max(120, m_table->viewport()->width() - others - 2));
+    // At least its title: in a narrow dock it runs past the viewport (a horizontal scroll away).
+    QHeaderView* header = m_table->horizontalHeader();
+    const int title = header->fontMetrics().horizontalAdvance(m_table->horizontalHeaderItem(ColReason)->text())
+        + 2 * header->style()->pixelMetric(QStyle::PM_HeaderMargin, nullptr, header) + 4;
+    m_table->setColumnWidth(ColReason, std::max({ 120, title, m_table->viewport()->width() - others - 2 }));
 }
 
 void CompilesPanel::setFilter(const QString& text)

@@ -310,8 +310,10 @@ void ConfigPanel::buildForm()
                     : QString::fromStdString(
                         "\n(torchair: " + spec.torchairName + ", npugraph_ex: " + spec.npugraphExName + ")"));
         const int row = int(i);
-        m_table->setItem(row, TorchairColumn, textItem(spec.torchairName, tip));
-        m_table->setItem(row, NpugraphExColumn, textItem(spec.npugraphExName, tip));
+        // The default is in the names' tooltips too: a narrow dock hides its column (fitColumns).
+        const QString nameTip = o.name.empty() ? tip : tip + "\ndefault: " + QString::fromStdString(o.defaultValue);
+        m_table->setItem(row, TorchairColumn, textItem(spec.torchairName, nameTip));
+        m_table->setItem(row, NpugraphExColumn, textItem(spec.npugraphExName, nameTip));
         m_table->setItem(row, DefaultColumn, textItem(o.name.empty() ? std::string() : o.defaultValue, "default"));
         auto* mark = new QTableWidgetItem;
         mark->setFlags(Qt::ItemIsEnabled | Qt::ItemIsSelectable);
@@ -426,9 +428,9 @@ bool ConfigPanel::eventFilter(QObject* watched, QEvent* event)
 }
 
 /// Sizes the form's columns to what they hold and to the viewport: the value editors and the edit
-/// mark get what they need, the default up to a quarter of the width, and the name in the run's
-/// backend spelling the rest; the other spelling only where there is room for it whole. Names and
-/// defaults narrower than their text wrap (rows grow), so nothing is elided.
+/// mark get what they need, the default up to a quarter of the width (none in a narrow dock), and
+/// the name in the run's backend spelling the rest; the other spelling only where there is room for
+/// it whole. Names and defaults narrower than their text wrap (rows grow), so nothing is elided.
 void ConfigPanel::fitColumns()
 {
     if (m_fitting || !m_loaded || m_loaded->recorded())
@@ -478,7 +480,14 @@ void ConfigPanel::fitColumns()
     const int width = m_table->viewport()->width();
     const int mark = m_edits.isEmpty() ? 0 : natural[MarkColumn];
     const int value = natural[ValueColumn];
-    const int defaults = std::max(piece[DefaultColumn], std::min(natural[DefaultColumn], width / 4));
+    // The default only where the name keeps at least 40% of the width beside it (in a narrow dock a
+    // wide editor, the mode's combo box, leaves too little): else it is in the name's tooltip, and
+    // the names that differ from it are bold.
+    int defaults = std::max(piece[DefaultColumn], std::min(natural[DefaultColumn], width / 4));
+    const bool showDefault = width - mark - value - defaults >= width * 2 / 5;
+    m_table->setColumnHidden(DefaultColumn, !showDefault);
+    if (!showDefault)
+        defaults = 0;
     const int rest = width - mark - value - defaults;
     const bool both = rest >= natural[size_t(own)] + natural[size_t(other)];
     m_table->setColumnHidden(other, !both);
@@ -486,7 +495,8 @@ void ConfigPanel::fitColumns()
         m_table->setColumnWidth(other, natural[size_t(other)]);
     m_table->setColumnWidth(own, std::max(piece[size_t(own)], both ? rest - natural[size_t(other)] : rest));
     m_table->setColumnWidth(ValueColumn, value);
-    m_table->setColumnWidth(DefaultColumn, defaults);
+    if (showDefault)
+        m_table->setColumnWidth(DefaultColumn, defaults);
     m_table->setColumnWidth(MarkColumn, mark);
     m_table->resizeRowsToContents();
 }

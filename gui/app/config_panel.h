@@ -10,7 +10,8 @@
 /// the form then shows it. An invalid value shows TorchAir's message inline.
 ///
 /// Sized for a narrow dock: the columns are fitted to the viewport on every resize (fitColumns); the
-/// other backend's spelling is hidden when there is no room for it (the name's tooltip has both), and
+/// other backend's spelling is hidden when there is no room for it (the name's tooltip has both), so
+/// is the default in a dock too narrow for it beside a readable name (the name's tooltip has it), and
 /// names and defaults wrap at their dots and underscores instead of being elided.
 ///
 /// A recorded run (a memory snapshot imported as a run) has no TorchAir options and is never

@@ -119,6 +119,7 @@ EventsPanel::EventsPanel(QWidget* parent)
     m_empty->setAlignment(Qt::AlignCenter);
     m_empty->setWordWrap(true);
     m_title->setObjectName("eventsTitle");
+    m_title->setWordWrap(true);
     m_title->setTextInteractionFlags(Qt::TextSelectableByMouse);
     m_kind->setObjectName("eventsKind");
     m_kind->setSizeAdjustPolicy(QComboBox::AdjustToContents);

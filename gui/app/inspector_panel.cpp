@@ -25,64 +25,6 @@ using engine::report::Details;
 
 namespace {
 
-/// Rows as tall as their text wrapped at the width its column has now (QTreeView asks the delegate
-/// for a height without telling it the column's width, so long values would stay one cut line).
-/// Long names without spaces (option paths, snake_case tensors) break at their seams.
-class WrapToColumn : public SeamWrapDelegate {
-public:
-    explicit WrapToColumn(QTreeView* view)
-        : SeamWrapDelegate(view)
-        , m_view(view)
-    {
-    }
-    QSize sizeHint(const QStyleOptionViewItem& option, const QModelIndex& index) const override
-    {
-        // The cell's width now: its column, less the branch indentation of the first column.
-        int cell = m_view->columnWidth(index.column());
-        if (index.column() == 0)
-            for (QModelIndex p = index; p.isValid(); p = p.parent())
-                cell -= m_view->indentation();
-        // The model gives text only (no icons, fonts or check boxes), so a cell's size follows from its
-        // text, width and font. Each step shows mostly the same names and values again, and the view
-        // asks for every row's size several times a step (fitting the column, then the rows).
-        if (option.font != m_font) {
-            m_sizes.clear();
-            m_font = option.font;
-        }
-        const QString text = index.data().toString();
-        const QString key = QString::number(cell) + QChar(0x1F) + text;
-        if (const auto hit = m_sizes.constFind(key); hit != m_sizes.constEnd())
-            return *hit;
-        if (m_sizes.size() > 4096)
-            m_sizes.clear();
-        const QSize size = measure(option, index, cell, text);
-        m_sizes.insert(key, size);
-        return size;
-    }
-
-private:
-    QSize measure(const QStyleOptionViewItem& option, const QModelIndex& index, int cell, const QString& value) const
-    {
-        QStyleOptionViewItem wrapped = option;
-        wrapped.rect.setWidth(std::max(1, cell));
-        wrapped.features |= QStyleOptionViewItem::WrapText;
-        QSize size = SeamWrapDelegate::sizeHint(wrapped, index);
-        const QString text = breakable(value);
-        const int width = cell - 16; // the item's margins, and some to spare
-        if (width > 20 && !text.isEmpty()) {
-            const QRect lines = option.fontMetrics.boundingRect(QRect(0, 0, width, 100000), Qt::TextWordWrap, text);
-            // The style lays lines out a line spacing apart (height plus leading).
-            const int count = std::max(1, lines.height() / std::max(1, option.fontMetrics.height()));
-            size.setHeight(std::max(size.height(), count * option.fontMetrics.lineSpacing() + 8));
-        }
-        return size;
-    }
-
-    QTreeView* m_view;
-    mutable QHash<QString, QSize> m_sizes; ///< "width\x1Ftext" -> size, in m_font
-    mutable QFont m_font;
-};
-
 Detail row(std::string key, std::string value, std::vector<Detail> children = {})
 {
     return { std::move(key), std::move(value), std::move(children) };
@@ -313,12 +255,16 @@ void InspectorPanel::showCacheEntry(
 
 void InspectorPanel::fitColumns()
 {
-    // The property names as wide as they need, up to half the view: the values keep the rest.
-    m_view->resizeColumnToContents(InspectorModel::PropertyColumn);
+    // The property names as wide as they need, up to half the view: the values keep the rest. The
+    // delegate measures a name wrapped at its column's width, so the column is first given the
+    // most it may have (else a column once narrow would never grow back for longer names).
     const int half = m_view->viewport()->width() / 2;
+    if (half > 0)
+        m_view->setColumnWidth(InspectorModel::PropertyColumn, half);
+    m_view->resizeColumnToContents(InspectorModel::PropertyColumn);
     if (half > 0 && m_view->columnWidth(InspectorModel::PropertyColumn) > half)
         m_view->setColumnWidth(InspectorModel::PropertyColumn, half);
-    m_view->doItemsLayout(); // rows as tall as their wrapped text at the new widths
+    static_cast<WrapToColumn*>(m_view->itemDelegate())->relayout(); // rows as tall as their wrapped text
 }
 
 bool InspectorPanel::eventFilter(QObject* watched, QEvent* event)

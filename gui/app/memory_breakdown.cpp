@@ -1,6 +1,7 @@
 #include "gui/app/memory_breakdown.h"
 
 #include "gui/app/memory_view.h"
+#include "gui/app/seam_wrap_delegate.h"
 
 #include <QComboBox>
 #include <QHeaderView>
@@ -44,7 +45,11 @@ MemoryBreakdown::MemoryBreakdown(QWidget* parent)
     m_tree->setColumnCount(3);
     m_tree->setHeaderLabels({ "what", "bytes", "share" });
     m_tree->setRootIsDecorated(false);
-    m_tree->setUniformRowHeights(true);
+    // A long site (a parameter's dotted name) wraps at its dots beside the bytes, not elided.
+    m_tree->setUniformRowHeights(false);
+    m_tree->setWordWrap(true);
+    m_tree->setTextElideMode(Qt::ElideNone);
+    m_tree->setItemDelegate(new WrapToColumn(m_tree));
     m_tree->header()->setStretchLastSection(false);
     m_tree->header()->setSectionResizeMode(0, QHeaderView::Stretch);
     m_tree->header()->setSectionResizeMode(1, QHeaderView::ResizeToContents);

@@ -2,8 +2,11 @@
 
 #include "engine/graph/graph_diff.h"
 #include "gui/app/project_session.h"
+#include "gui/app/seam_wrap_delegate.h"
 
+#include <QAbstractItemView>
 #include <QComboBox>
+#include <QEvent>
 #include <QFontDatabase>
 #include <QHBoxLayout>
 #include <QHeaderView>
@@ -14,6 +17,7 @@
 #include <QTableWidget>
 #include <QTreeWidget>
 #include <QVBoxLayout>
+#include <algorithm>
 
 namespace gui {
 
@@ -96,12 +100,23 @@ PassesPanel::PassesPanel(ProjectSession* session, QWidget* parent)
     m_table->setSelectionMode(QAbstractItemView::SingleSelection);
     m_table->verticalHeader()->hide();
     m_table->horizontalHeader()->setStretchLastSection(true);
+    // A long pass name wraps at its underscores (fitPassColumn), so that what the pass did is in
+    // sight beside it in a bottom dock.
+    m_table->setItemDelegate(new SeamWrapDelegate(m_table));
+    m_table->setWordWrap(true);
+    m_table->setTextElideMode(Qt::ElideNone);
+    m_table->viewport()->installEventFilter(this);
     m_log->setObjectName("passLog");
     m_log->setReadOnly(true);
     m_log->setLineWrapMode(QPlainTextEdit::NoWrap);
     m_log->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
     m_from->setObjectName("diffFrom");
     m_to->setObjectName("diffTo");
+    // The boxes share the row whatever the stage names' length; their lists show the names whole.
+    for (QComboBox* stages : { m_from, m_to }) {
+        stages->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+        stages->setMinimumContentsLength(12);
+    }
     m_diffSummary->setObjectName("diffSummary");
     m_diffSummary->setWordWrap(true);
     m_diffSummary->setTextInteractionFlags(Qt::TextSelectableByMouse);
@@ -114,8 +129,9 @@ PassesPanel::PassesPanel(ProjectSession* session, QWidget* parent)
     auto* passes = new QSplitter(Qt::Vertical);
     passes->addWidget(m_table);
     passes->addWidget(bottom);
-    passes->setStretchFactor(0, 1);
-    passes->setStretchFactor(1, 1);
+    // The passes first: in a bottom dock, three of them above the selected one's changes.
+    passes->setStretchFactor(0, 3);
+    passes->setStretchFactor(1, 2);
 
     auto* diff = new QWidget;
     auto* bar = new QHBoxLayout;
@@ -145,6 +161,31 @@ PassesPanel::PassesPanel(ProjectSession* session, QWidget* parent)
 }
 
 PassesPanel::~PassesPanel() = default;
+
+void PassesPanel::fitPassColumn()
+{
+    // The pass name on one line where it takes at most a third of the view, else wrapped there
+    // (never narrower than its longest piece between underscores); rows as tall as their text.
+    if (m_passWidth <= 0)
+        return;
+    const int third = m_table->viewport()->width() / 3;
+    int piece = 0;
+    for (int row = 0; row < m_table->rowCount(); ++row)
+        for (const QString& part : SeamWrapDelegate::breakable(m_table->item(row, 0)->text()).split(QChar(0x200B)))
+            piece = std::max(piece, m_table->fontMetrics().horizontalAdvance(part) + 12);
+    const int width = std::min(m_passWidth, std::max(third, piece));
+    if (width != m_table->columnWidth(0)) {
+        m_table->setColumnWidth(0, width);
+        m_table->resizeRowsToContents();
+    }
+}
+
+bool PassesPanel::eventFilter(QObject* watched, QEvent* event)
+{
+    if (watched == m_table->viewport() && event->type() == QEvent::Resize)
+        fitPassColumn();
+    return QWidget::eventFilter(watched, event);
+}
 
 void PassesPanel::showPasses()
 {
@@ -229,10 +270,16 @@ void PassesPanel::fill()
             }
         }
         m_table->resizeColumnsToContents();
+        m_passWidth = m_table->columnWidth(0);
+        fitPassColumn();
+        int widest = 0;
         for (const auto& s : m_loaded->stages) {
             m_from->addItem(s.label);
             m_to->addItem(s.label);
+            widest = std::max(widest, m_from->fontMetrics().horizontalAdvance(s.label));
         }
+        m_from->view()->setMinimumWidth(widest + 32);
+        m_to->view()->setMinimumWidth(widest + 32);
         m_from->setCurrentIndex(0);
         m_to->setCurrentIndex(m_to->count() - 1);
     }

@@ -62,6 +62,8 @@ private:
         QString error;
     };
     void fill();
+    void fitPassColumn();
+    bool eventFilter(QObject* watched, QEvent* event) override;
 
     ProjectSession* m_session;
     QLabel* m_title;
@@ -75,6 +77,7 @@ private:
     QTreeWidget* m_diff;
     std::shared_ptr<const Loaded> m_loaded;
     int m_generation = 0;
+    int m_passWidth = 0; ///< the pass column's width with each name on one line
 };
 
 } // namespace gui

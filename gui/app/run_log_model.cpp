@@ -73,6 +73,11 @@ QVariant RunLogModel::data(const QModelIndex& index, int role) const
     }
     if (role == Qt::TextAlignmentRole && (index.column() == CallColumn || index.column() == EventColumn))
         return int(Qt::AlignRight | Qt::AlignVCenter);
+    if (role == Qt::ToolTipRole && index.column() == TextColumn) // the columns a narrow view hides, too
+        return QString("call %1, event %2 (%3), graph %4, key %5\n%6")
+            .arg(l.call < 0 ? QString("-") : QString::number(l.call))
+            .arg(l.event)
+            .arg(l.kind, l.graph.isEmpty() ? QString("-") : l.graph, l.key.isEmpty() ? QString("-") : l.key, l.text);
     if (role != Qt::DisplayRole && role != Qt::ToolTipRole)
         return {};
     switch (Column(index.column())) {
