@@ -239,3 +239,71 @@ TEST(CgtReal, ComparisonReportsAChangedTruth)
 }
 
 } // namespace
+
+namespace {
+
+// The first word of a truth label ("decode4 after mark_step_begin" -> "decode4").
+std::string firstWord(const json& label)
+{
+    const std::string text = label;
+    return text.substr(0, text.find(' '));
+}
+
+// d_mark_step (tests/data/real/cudagraph_cases_f, same decoder, PyTorch 2.11): the program as its
+// script line says (decode0..3 kept, read decode2; mark_step_begin; decode4 kept, read decode3;
+// decode5 without it, read decode4); actions and reads from that truth.json.
+TEST(CgtReal, MarkStepCaseRecordsAChildInTheSameGeneration)
+{
+    std::ifstream in(std::string(ACLGI_TEST_DATA_DIR) + "/real/cudagraph_cases_f/truth.json");
+    const json truth = json::parse(in);
+    const json* found = nullptr;
+    for (const json& c : truth["cases"])
+        if (c["id"] == "d_mark_step")
+            found = &c;
+    ASSERT_NE(found, nullptr);
+    const json& c = *found;
+    ASSERT_EQ(c["calls"].size(), 6u);
+    std::vector<Call> calls;
+    for (const json& x : c["calls"]) {
+        Call call;
+        call.label = firstWord(x["label"]);
+        call.function = "cm";
+        call.graph = x["served_by"];
+        call.inputs = { { "tokens", 0, 8, false }, { "pos", 0, 8, false }, { "kv[0]", 0x1000, 65536, true } };
+        calls.push_back(call);
+    }
+    for (size_t k = 0; k < 5; ++k)
+        calls[k].holdsOutput = true; // ys and y4 stay alive
+    calls[4].markStepBegin = true;
+    for (const json& read : c["reads"])
+        for (Call& call : calls)
+            if (call.label == firstWord(read["after_call"]))
+                call.readsAfter.push_back(firstWord(read["label"]));
+    const std::vector<CallResult> results = simulateCalls(calls, Options {});
+    for (size_t k = 0; k < calls.size(); ++k)
+        EXPECT_EQ(actionName(results[k].action), c["calls"][k]["action"].get<std::string>()) << calls[k].label;
+    size_t reads = 0;
+    for (const json& read : c["reads"]) {
+        const std::string after = firstWord(read["after_call"]);
+        for (size_t k = 0; k < calls.size(); ++k) {
+            if (calls[k].label != after)
+                continue;
+            for (const ReadResult& rr : results[k].reads) {
+                if (rr.of != firstWord(read["label"]))
+                    continue;
+                ++reads;
+                const std::string meaning = read["meaning"];
+                const bool overwritten = meaning.find("overwritten") != std::string::npos;
+                EXPECT_TRUE(read["ok"].get<bool>());
+                EXPECT_EQ(rr.status, overwritten ? ReadResult::Status::OverwrittenSilently : ReadResult::Status::Ok)
+                    << read["label"];
+                if (overwritten) {
+                    EXPECT_EQ(rr.overwrittenBy, after) << read["label"];
+                }
+            }
+        }
+    }
+    EXPECT_EQ(reads, c["reads"].size());
+}
+
+} // namespace
