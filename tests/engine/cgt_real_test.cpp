@@ -81,11 +81,11 @@ std::vector<Call> callsOf(const json& c)
             call.sizes = { x["dynamic_size_key"].get<int64_t>() };
         const uint64_t batch = x["batch"];
         const uint64_t seq = x["seq"];
-        call.inputs.push_back({ "tokens", 0, batch * seq * 8, false });
-        call.inputs.push_back({ "pos", 0, seq * 8, false });
+        call.inputs.push_back({ "tokens", 0, batch * seq * 8, false, "" });
+        call.inputs.push_back({ "pos", 0, seq * 8, false, "" });
         const std::vector<uint64_t>& addrs = kv.at(x["kv"].get<std::string>());
         for (size_t i = 0; i < addrs.size(); ++i)
-            call.inputs.push_back({ "kv[" + std::to_string(i) + "]", addrs[i], batch * 4 * 64 * 64 * 4, true });
+            call.inputs.push_back({ "kv[" + std::to_string(i) + "]", addrs[i], batch * 4 * 64 * 64 * 4, true, "" });
         call.outputStackTrace = trace;
         calls.push_back(call);
     }
@@ -269,7 +269,8 @@ TEST(CgtReal, MarkStepCaseRecordsAChildInTheSameGeneration)
         call.label = firstWord(x["label"]);
         call.function = "cm";
         call.graph = x["served_by"];
-        call.inputs = { { "tokens", 0, 8, false }, { "pos", 0, 8, false }, { "kv[0]", 0x1000, 65536, true } };
+        call.inputs
+            = { { "tokens", 0, 8, false, "" }, { "pos", 0, 8, false, "" }, { "kv[0]", 0x1000, 65536, true, "" } };
         calls.push_back(call);
     }
     for (size_t k = 0; k < 5; ++k)

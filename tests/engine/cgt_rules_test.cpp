@@ -15,7 +15,7 @@ Call call(const std::string& label, uint64_t kv, const std::string& graph = "0/0
     c.graph = graph;
     c.dynamicGraph = !sizes.empty();
     c.sizes = std::move(sizes);
-    c.inputs = { { "tokens", 0x100, 16, false }, { "pos", 0x200, 8, false }, { "kv[0]", kv, 4096, true } };
+    c.inputs = { { "tokens", 0x100, 16, false, "" }, { "pos", 0x200, 8, false, "" }, { "kv[0]", kv, 4096, true, "" } };
     return c;
 }
 
@@ -219,6 +219,33 @@ TEST(CgtRules, StaticMoveWithoutRerecordingRaises)
     EXPECT_EQ(actions(r), (Names { "warmup", "record", "error" }));
     ASSERT_EQ(r[2].warnings.size(), 1u);
     EXPECT_EQ(r[2].warnings[0].rfind("RuntimeError: static input data pointer changed.\n", 0), 0u);
+}
+
+} // namespace
+
+namespace {
+
+// §4 I2, §5 R1 (1): f's output fed to g within one generation is a pool-managed input of g's child
+// recording: not copied at replay, and a different address records a new sibling.
+TEST(CgtRules, PoolManagedInputIsCheckedFirstAndNotCopied)
+{
+    std::vector<Call> calls;
+    for (int step = 0; step < 4; ++step) {
+        Call f = call("f" + std::to_string(step), 1, "0/0");
+        f.markStepBegin = true;
+        f.holdsOutput = true;
+        Call g = call("g" + std::to_string(step), 1, "1/0");
+        g.function = "g";
+        g.inputs.push_back({ "x", step == 3 ? 0x7000u : 0x5000u, 64, false, f.label });
+        calls.push_back(f);
+        calls.push_back(g);
+    }
+    const std::vector<CallResult> r = simulateCalls(calls, Options {});
+    EXPECT_EQ(actions(r), (Names { "warmup", "warmup", "record", "record", "replay", "replay", "replay", "record" }));
+    EXPECT_NE(r[3].why.find("as a child"), std::string::npos) << r[3].why;
+    EXPECT_EQ(r[5].replays, "g1");
+    EXPECT_EQ(r[5].bytesCopied, 24u); // tokens + pos; x is managed
+    EXPECT_NE(r[7].why.find("pool-managed input moved since g1"), std::string::npos) << r[7].why;
 }
 
 } // namespace

@@ -69,6 +69,7 @@ struct Node {
     int parent = -1;
     std::map<int, std::vector<int>> children; ///< FunctionID -> nodes, insertion order
     std::vector<TensorArg> staticInputs; ///< §4 I2 static_input_data_ptrs at record time
+    std::map<size_t, uint64_t> managedInputs; ///< §4 I2 cudagraph_managed_idxs -> recorded address
     std::vector<int> expectedDeadBefore; ///< §5 R1 (2): path nodes dead at record time
     std::string recordedBy; ///< label of the call that made the node
 };
@@ -309,7 +310,16 @@ private:
         return out;
     }
 
-    // §5 R6 log_data_ptr_mismatch (cudagraph_utils.py:289-317) for the static inputs.
+    // §5 R6 log_data_ptr_mismatch (cudagraph_utils.py:289-317).
+    static std::string managedMismatchReason(const Node& node, const Call& c)
+    {
+        std::string text = "cudagraph managed tensor data pointer changed.\n";
+        for (const auto& [index, address] : node.managedInputs)
+            if (index < c.inputs.size() && c.inputs[index].address != address)
+                text += "input name: " + c.inputs[index].name + ". data pointer changed from " + std::to_string(address)
+                    + " to " + std::to_string(c.inputs[index].address) + ". input stack trace: None\n";
+        return text;
+    }
     static std::string staticMismatchReason(const Node& node, const Call& c)
     {
         std::string text = "static input data pointer changed.\n";
@@ -333,8 +343,10 @@ private:
     // §5 R1 check_invariants (≈1742-1811): the first failing check wins, in PyTorch's order.
     Check checkInvariants(const Node& node, const Call& c) const
     {
-        // (1) cudagraph_managed_idxs: pool outputs fed back as inputs. No TensorArg is a pool
-        // output in this model, so this check always passes.
+        // (1) cudagraph_managed_idxs: pool outputs fed back as inputs keep their recorded address.
+        for (const auto& [index, address] : node.managedInputs)
+            if (index >= c.inputs.size() || c.inputs[index].address != address)
+                return Check::ManagedIdxMismatch;
         // (2) expected_dead_indices_before_graph must still be dead.
         for (int dead : node.expectedDeadBefore)
             if (nodeOutputsLive(dead))
@@ -345,13 +357,32 @@ private:
         return Check::Success;
     }
 
-    uint64_t nonStaticBytes(const Call& c) const
+    // §4 I4: every non-static input that is not cudagraph-managed is copied before a replay.
+    static uint64_t nonStaticBytes(const Node& node, const Call& c)
     {
         uint64_t bytes = 0;
-        for (const TensorArg& t : c.inputs)
-            if (!t.isStatic)
-                bytes += t.bytes;
+        for (size_t i = 0; i < c.inputs.size(); ++i)
+            if (!c.inputs[i].isStatic && node.managedInputs.count(i) == 0)
+                bytes += c.inputs[i].bytes;
         return bytes;
+    }
+
+    // §4 I2: inputs whose storage is a live output of a node on the current path.
+    std::map<size_t, uint64_t> managedInputs(const Call& c) const
+    {
+        std::map<size_t, uint64_t> managed;
+        const std::vector<int> nodes = path();
+        for (size_t i = 0; i < c.inputs.size(); ++i) {
+            if (c.inputs[i].outputOf.empty())
+                continue;
+            const int from = resolve(c.inputs[i].outputOf, k_);
+            if (from < 0 || static_cast<size_t>(from) >= k_)
+                continue;
+            const Output& out = outputs_[static_cast<size_t>(from)];
+            if (!out.poisoned && std::find(nodes.begin(), nodes.end(), out.node) != nodes.end())
+                managed[i] = c.inputs[i].address;
+        }
+        return managed;
     }
 
     std::string fnText(int fid) const
@@ -432,9 +463,14 @@ private:
                 }
                 if (status == Check::StaticIdxMismatch || status == Check::ManagedIdxMismatch) {
                     unexpected = true; // R5: only these two count
-                    reason = staticMismatchReason(node, c);
-                    r.why += "static input " + firstMovedInput(node, c) + " moved since " + node.recordedBy
-                        + "'s recording (§5 R1 (3)); ";
+                    if (status == Check::ManagedIdxMismatch) {
+                        reason = managedMismatchReason(node, c);
+                        r.why += "a pool-managed input moved since " + node.recordedBy + "'s recording (§5 R1 (1)); ";
+                    } else {
+                        reason = staticMismatchReason(node, c);
+                        r.why += "static input " + firstMovedInput(node, c) + " moved since " + node.recordedBy
+                            + "'s recording (§5 R1 (3)); ";
+                    }
                     if (options_.debug_cudagraphs_logging && !c.sizes.empty()) {
                         // R6: with DEBUG logging the reason is built at once and its length
                         // assertion fails for a graph with int inputs (d_dynamic_warn, logs run).
@@ -483,6 +519,7 @@ private:
         node.fid = fid;
         node.parent = current_;
         node.staticInputs = staticInputs(c);
+        node.managedInputs = managedInputs(c);
         node.recordedBy = c.label;
         for (int n : path())
             if (!nodeOutputsLive(n))
@@ -516,7 +553,7 @@ private:
         const Node& node = nodes_[static_cast<size_t>(n)];
         r.action = Action::Replay;
         r.replays = node.recordedBy;
-        r.bytesCopied = nonStaticBytes(c); // §4 I4
+        r.bytesCopied = nonStaticBytes(node, c); // §4 I4
         outputs_[k_] = Output { n, Action::Replay, false, true };
         r.why += "replays " + node.recordedBy + "'s recording: static inputs at its addresses "
             + "(§3 step 4, §5 R1, R3)";

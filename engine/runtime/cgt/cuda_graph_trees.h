@@ -51,6 +51,10 @@ struct TensorArg {
     uint64_t address = 0;
     uint64_t bytes = 0;
     bool isStatic = false; ///< parameter, buffer or mark_static_address (§4 I1)
+    /// Label of the earlier call whose output this tensor is: when that output lives in the pool on
+    /// the current path at record time, the input is cudagraph-managed (§4 I2): not copied, and its
+    /// address is checked first at replay (§5 R1 (1)). Empty: not an output of a compiled call.
+    std::string outputOf;
 };
 
 struct Call {
