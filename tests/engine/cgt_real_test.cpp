@@ -7,6 +7,7 @@
 #include <iostream>
 #include <map>
 #include <regex>
+#include <stdexcept>
 
 using namespace engine::runtime::cgt;
 using nlohmann::json;
@@ -249,19 +250,58 @@ std::string firstWord(const json& label)
     return text.substr(0, text.find(' '));
 }
 
+const json& caseF(const json& truth, const std::string& id)
+{
+    for (const json& c : truth["cases"])
+        if (c["id"] == id)
+            return c;
+    throw std::runtime_error("no case " + id);
+}
+
+json loadTruthF()
+{
+    std::ifstream in(std::string(ACLGI_TEST_DATA_DIR) + "/real/cudagraph_cases_f/truth.json");
+    return json::parse(in);
+}
+
+// d_rerecord_limit (cudagraph_cases_f): seven fresh K/V objects, all kept alive (so at seven distinct
+// addresses), two calls each, with cudagraph_unexpected_rerecord_limit = 3 (from the case's config):
+// six unexpected re-records, none skipped, because inline_inbuilt_nn_modules is on (R7).
+TEST(CgtReal, RerecordLimitCaseNeverSkipsWithInlinedModules)
+{
+    const json truth = loadTruthF();
+    const json& c = caseF(truth, "d_rerecord_limit");
+    Options options;
+    options.unexpected_rerecord_limit = c["config"]["inductor"]["triton.cudagraph_unexpected_rerecord_limit"];
+    ASSERT_EQ(options.unexpected_rerecord_limit, 3);
+    std::vector<Call> calls;
+    for (const json& x : c["calls"]) {
+        Call call;
+        call.label = x["label"];
+        call.function = "cm";
+        call.graph = x["served_by"];
+        const uint64_t object = calls.size() / 2; // new_kv{i}_a, new_kv{i}_b
+        call.inputs = { { "tokens", 0, 8, false, "" }, { "pos", 0, 8, false, "" },
+            { "kv[0]", 0x100000 * (object + 1), 65536, true, "" } };
+        calls.push_back(call);
+    }
+    ASSERT_EQ(calls.size(), 14u);
+    const std::vector<CallResult> results = simulateCalls(calls, options);
+    for (size_t k = 0; k < calls.size(); ++k) {
+        EXPECT_EQ(actionName(results[k].action), c["calls"][k]["action"].get<std::string>()) << calls[k].label;
+        EXPECT_TRUE(results[k].warnings.empty()) << calls[k].label; // only the TF32 UserWarning in truth
+    }
+    for (const json& w : c["warnings"])
+        EXPECT_TRUE(unrelated(w["text"])) << w["text"];
+}
+
 // d_mark_step (tests/data/real/cudagraph_cases_f, same decoder, PyTorch 2.11): the program as its
 // script line says (decode0..3 kept, read decode2; mark_step_begin; decode4 kept, read decode3;
 // decode5 without it, read decode4); actions and reads from that truth.json.
 TEST(CgtReal, MarkStepCaseRecordsAChildInTheSameGeneration)
 {
-    std::ifstream in(std::string(ACLGI_TEST_DATA_DIR) + "/real/cudagraph_cases_f/truth.json");
-    const json truth = json::parse(in);
-    const json* found = nullptr;
-    for (const json& c : truth["cases"])
-        if (c["id"] == "d_mark_step")
-            found = &c;
-    ASSERT_NE(found, nullptr);
-    const json& c = *found;
+    const json truth = loadTruthF();
+    const json& c = caseF(truth, "d_mark_step");
     ASSERT_EQ(c["calls"].size(), 6u);
     std::vector<Call> calls;
     for (const json& x : c["calls"]) {
