@@ -49,7 +49,9 @@ MemoryBreakdown::MemoryBreakdown(QWidget* parent)
     m_tree->setUniformRowHeights(false);
     m_tree->setWordWrap(true);
     m_tree->setTextElideMode(Qt::ElideNone);
-    m_tree->setItemDelegate(new WrapToColumn(m_tree));
+    // Only the names wrap: sizes and shares keep their width (a wrapping delegate would measure them
+    // at the width they have, so they would never widen, and would break "54.8%" at its dot).
+    m_tree->setItemDelegateForColumn(0, new WrapToColumn(m_tree));
     m_tree->header()->setStretchLastSection(false);
     m_tree->header()->setSectionResizeMode(0, QHeaderView::Stretch);
     m_tree->header()->setSectionResizeMode(1, QHeaderView::ResizeToContents);

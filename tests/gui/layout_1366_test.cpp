@@ -471,6 +471,13 @@ void Layout1366Test::memoryBreakdown()
         checkView(tree, tree->header(), { 0, 1, 2 });
         if (QTest::currentTestFailed())
             return;
+        // Sizes and shares on one line each: "177.0 MiB" and "54.8%" are not wrapped.
+        for (int r = 0; r < std::min(tree->topLevelItemCount(), 20); ++r)
+            for (int c : { 1, 2 }) {
+                const QString text = tree->topLevelItem(r)->text(c);
+                QVERIFY2(tree->fontMetrics().horizontalAdvance(text) <= tree->columnWidth(c),
+                    qPrintable(QString("'%1' in %2 px").arg(text).arg(tree->columnWidth(c))));
+            }
     }
 }
 
