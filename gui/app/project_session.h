@@ -55,7 +55,7 @@ public:
     /// that list what the project holds. What is selected stays as it was read.
     void refresh()
     {
-        m_recentGraphs.clear(); // an import may have added pass reports to a graph read before
+        m_recentGraphs.clear(); // the project changed: read graphs again rather than trust a copy
         emit contentChanged();
     }
 

@@ -99,8 +99,9 @@ RuntimePanel::RuntimePanel(ProjectSession* session, QWidget* parent)
     m_summary->setAlignment(Qt::AlignTop | Qt::AlignLeft);
     m_inputs->setObjectName("runtimeInputs");
     m_inputs->setHorizontalHeaderLabels({ "input", "action", "bytes" });
-    // The action and bytes columns are sized once per run, to the widest of all its calls (fitInputColumns):
-    // measuring each step's rows again cost a millisecond a step on an 80-layer model.
+    // The action and bytes columns are sized once per run, to the widest of all its calls
+    // (indexInputUpdates): measuring each step's rows again cost about a millisecond a step on an
+    // 80-layer model (perf's samples).
     m_inputs->horizontalHeader()->setSectionResizeMode(QHeaderView::Interactive);
     m_inputs->horizontalHeader()->setSectionResizeMode(0, QHeaderView::Stretch);
     m_inputs->horizontalHeader()->setStretchLastSection(false);
@@ -341,6 +342,7 @@ void RuntimePanel::showRun(
         m_inputs->setRowCount(0);
         m_inputsShown = -2;
         m_inputUpdateOf.clear();
+        m_callOf.clear();
         m_memory->clear("No run.");
         emit runShown();
         return;
@@ -412,11 +414,7 @@ void RuntimePanel::stepBack()
 
 int RuntimePanel::callOf(int event) const
 {
-    // Run-level events (call -1) belong to the call before them, if any.
-    for (int i = event; i >= 0; --i)
-        if (m_run->sim.events[size_t(i)].call >= 0)
-            return m_run->sim.events[size_t(i)].call;
-    return -1;
+    return event >= 0 && size_t(event) < m_callOf.size() ? m_callOf[size_t(event)] : -1;
 }
 
 void RuntimePanel::nextCall()
@@ -559,10 +557,13 @@ void RuntimePanel::indexInputUpdates()
         action = std::max(action, fm.horizontalAdvance(QString::fromStdString(a)));
     for (uint64_t b : sizes)
         bytes = std::max(bytes, fm.horizontalAdvance(b ? formatBytes(b) : QString("-")));
+    // Run-level events (call -1) belong to the call before them, if any.
+    m_callOf.assign(m_run->sim.events.size(), -1);
     int call = -1;
     for (size_t i = 0; i < m_run->sim.events.size(); ++i) {
         if (m_run->sim.events[i].call >= 0)
-            call = m_run->sim.events[i].call; // run-level events belong to the call before them (callOf)
+            call = m_run->sim.events[i].call;
+        m_callOf[i] = call;
         if (const auto it = updateOfCall.find(call); it != updateOfCall.end())
             m_inputUpdateOf[i] = it->second;
     }
@@ -578,9 +579,7 @@ void RuntimePanel::showInputActions(int event)
     if (call < 0)
         m_inputsLabel->setText("Input actions: this event belongs to no call.");
     else if (update < 0)
-        m_inputsLabel->setText(QString("Input actions: none in call %1 (it updated no inputs: its graphs were "
-                                       "captured or run eagerly, not replayed).")
-                                   .arg(call));
+        m_inputsLabel->setText(QString("Input actions: none in call %1 (it has no input update event).").arg(call));
     else if (update == event)
         m_inputsLabel->setText(QString("Input actions of call %1, at this event").arg(call));
     else

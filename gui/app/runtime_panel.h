@@ -112,8 +112,8 @@ private:
     void displayEvent(int event);
     void showMemory(int event, const MemorySnapshot& pools, const QString& error);
     int callOf(int event) const;
-    /// For each event, the input update of its call (m_inputUpdateOf), and the table's column widths
-    /// for the widest action and size of the whole run.
+    /// For each event, its call (m_callOf) and the input update of its call (m_inputUpdateOf), and the table's column
+    /// widths for the widest action and size of the whole run.
     void indexInputUpdates();
     /// The input actions of `event`'s call: its input update's table, rebuilt only when the call changes.
     void showInputActions(int event);
@@ -130,6 +130,7 @@ private:
     QLabel* m_logLabel = nullptr;
     QLabel* m_inputsLabel = nullptr;
     QSplitter* m_detailsSplit = nullptr;
+    std::vector<int> m_callOf; ///< per event, its call (a run-level event: the call before it), -1 when none
     std::vector<int> m_inputUpdateOf; ///< per event, the input update event of its call, -1 when none
     int m_inputsShown = -2; ///< the input update whose actions the table holds (-1: none, -2: not filled)
     MemoryView* m_memory;

@@ -457,9 +457,11 @@ void Layout1366Test::memoryBreakdown()
     auto pools = storage::memoryAt(*db, m_base, last);
     QVERIFY(pools.ok());
     gui::MemoryBreakdown panel;
+    // As in the window: on screen and empty first, then given the memory of a step.
+    showAt(panel, QSize(340, 400));
     panel.setSimulation(sim);
     panel.setMemory(std::make_shared<const std::vector<engine::runtime::PoolSnapshot>>(std::move(pools.value())));
-    showAt(panel, QSize(340, 400));
+    QApplication::processEvents();
     auto* tree = panel.findChild<QTreeWidget*>("breakdownTree");
     QVERIFY(tree);
     for (auto by : { gui::MemoryBreakdown::GroupBy::Category, gui::MemoryBreakdown::GroupBy::Owner,
