@@ -21,7 +21,7 @@ constexpr int kIterations = 3; // each iteration is a whole 10,001-call simulati
 const char* const kFrozenConfig = R"({"experimental_config.frozen_parameter": true})";
 const char* const kEagerConfig = R"({"experimental_config.frozen_parameter": true, "debug.run_eagerly": true})";
 
-engine::scenario::DecoderSpec decoder32()
+engine::scenario::DecoderSpec decoder32(bool cuda = false)
 {
     engine::scenario::DecoderSpec spec;
     spec.layers = 32;
@@ -31,14 +31,15 @@ engine::scenario::DecoderSpec decoder32()
     spec.maxBatch = 8;
     spec.maxSeq = 2048;
     spec.promptLen = 128;
+    spec.cuda = cuda; // the same model as Inductor sees it on CUDA (runtime cuda_graph_trees)
     return spec;
 }
 
 /// Generates and parses the scenario (not timed). A scenario that does not parse is a broken
 /// benchmark, not a slow one: abort with the parser's message.
-engine::scenario::Scenario makeScenario(const std::string& config, const std::vector<int>& batches)
+engine::scenario::Scenario makeScenario(const std::string& config, const std::vector<int>& batches, bool cuda = false)
 {
-    const std::string text = engine::scenario::decoderScenarioJson(decoder32(), config, batches, kDecodeCalls,
+    const std::string text = engine::scenario::decoderScenarioJson(decoder32(cuda), config, batches, kDecodeCalls,
         "bench-decoder32", "aclgi_bench: 32-layer decoder, 1 prompt + 10,000 decode calls");
     auto parsed = engine::scenario::parseScenario(text, "<bench-decoder32>");
     if (!parsed) {
@@ -122,9 +123,27 @@ void BM_Decode32_Eager_Baseline(benchmark::State& state)
     runSimulation(state, scenario, true);
 }
 
+/// The CUDA Graph Trees runtime (engine/runtime/cgt) on the same model and calls as OneBatch: the
+/// prompt warms up, decode warms up, records, then 9,998 replays. Events recorded.
+void BM_Decode32_Cuda_OneBatch(benchmark::State& state)
+{
+    const auto scenario = makeScenario("{}", { 4 }, true);
+    runSimulation(state, scenario, true);
+}
+
+/// The CUDA Graph Trees runtime on FourBatches' calls: four sizes of one dynamic graph, so four
+/// function ids recorded once each, then every call a replay of another recording. Events recorded.
+void BM_Decode32_Cuda_FourBatches(benchmark::State& state)
+{
+    const auto scenario = makeScenario("{}", { 1, 2, 4, 8 }, true);
+    runSimulation(state, scenario, true);
+}
+
 } // namespace
 
 BENCHMARK(BM_Decode32_OneBatch)->Unit(benchmark::kMillisecond)->Iterations(kIterations);
 BENCHMARK(BM_Decode32_OneBatch_NoEvents)->Unit(benchmark::kMillisecond)->Iterations(kIterations);
 BENCHMARK(BM_Decode32_FourBatches)->Unit(benchmark::kMillisecond)->Iterations(kIterations);
 BENCHMARK(BM_Decode32_Eager_Baseline)->Unit(benchmark::kMillisecond)->Iterations(kIterations);
+BENCHMARK(BM_Decode32_Cuda_OneBatch)->Unit(benchmark::kMillisecond)->Iterations(kIterations);
+BENCHMARK(BM_Decode32_Cuda_FourBatches)->Unit(benchmark::kMillisecond)->Iterations(kIterations);

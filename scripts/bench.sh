@@ -86,6 +86,14 @@ for n in order:
         continue
     ratio = f"{mean[n] / base:.2f}x" if base else "n/a (baseline not run)"
     print(f"{n:<32} {mean[n]:>12.0f} {ratio:>32}")
+# The CUDA Graph Trees runtime against the TorchAir runtime on the same model and calls, same run.
+pairs = [("BM_Decode32_Cuda_OneBatch", "BM_Decode32_OneBatch"), ("BM_Decode32_Cuda_FourBatches", "BM_Decode32_FourBatches")]
+shown = [(c, t) for c, t in pairs if c in mean and t in mean]
+if shown:
+    print()
+    print(f"{'CUDA Graph Trees':<32} {'vs TorchAir (same calls)':>45}")
+    for c, t in shown:
+        print(f"{c:<32} {mean[c] / mean[t]:>8.2f}x {t}")
 PY
 
 # BM_ReadFxCode_Decoder80 against Python's ast.parse of the same file, timed now (nothing printed

@@ -32,7 +32,8 @@ def write(name, scenario, title, comment, config=None):
     scenario["name"] = title
     scenario["comment"] = comment
     scenario["config"] = config or {}
-    ordered = {k: scenario[k] for k in ("format", "version", "name", "comment", "config", "graphs", "calls")}
+    keys = ("format", "version", "name", "comment", "runtime", "config", "graphs", "calls")
+    ordered = {k: scenario[k] for k in keys if k in scenario}
     (OUT / name).write_text(json.dumps(ordered, indent=1) + "\n")
 
 
@@ -116,6 +117,50 @@ def main():
           "triggers TorchAir's warning, the captured graphs are reset, the pool is emptied, and every later "
           "call of the decode graph runs eagerly, even for keys that had been captured.",
           dict(frozen, **{"debug.aclgraph.static_capture_size_limit": 2}))
+
+    # CUDA Graph Trees (runtime "cuda_graph_trees"): the same decoder as Inductor sees it on CUDA, the
+    # K/V caches marked static, a batch-16 decode (docs/samples.md works their numbers out).
+    def cuda(*args):
+        return decoder("--runtime", "cuda_graph_trees", *args)
+
+    s = cuda("--static-decode", "16", "--decode-calls", "6")
+    write("10_cuda_warmup_record_replay.json", s, "CUDA Graph Trees: warm-up, record, replay",
+          "torch.compile(mode=\"reduce-overhead\") on CUDA. Each compiled graph's first call warms up (runs "
+          "eagerly inside the tree manager's private pool), its second call records, later calls replay. The "
+          "prompt graph is called once, so it only warms up. Before every replay input_ids and slot_mapping "
+          "(not static) are copied into the recording's own buffers; weights and the K/V caches (marked with "
+          "torch._dynamo.mark_static_address) are read where they are.")
+
+    s = cuda("--static-decode", "16", "--decode-calls", "8")
+    for i, c in enumerate(s["calls"][1:], start=1):
+        # The serving loop hands layer 0 a new K cache at calls 3, 5 and 7, and the first one back at call 8.
+        generation = sum(1 for moved in (3, 5, 7) if i >= moved) if i < 8 else 0
+        c["inputs"] = {"l0_k_cache": "kv_cache.layer0.k" + ("" if generation == 0 else f".realloc{generation}")}
+    write("11_cuda_kv_cache_moves.json", s, "CUDA Graph Trees: the KV cache moves, re-records pile up",
+          "Layer 0's K cache is a static input (mark_static_address). The caller reallocates it at calls 3, 5 and "
+          "7: each time the replay check finds the static input moved, and the decode function is recorded again "
+          "as a new sibling; the old recordings and their memory stay. At call 8 the first cache comes back and "
+          "call 2's recording replays again. With inline_inbuilt_nn_modules (the default) no re-record limit "
+          "applies.")
+
+    s = cuda("--static-decode", "16", "--decode-calls", "5")
+    s["calls"][2]["reads"] = [1]
+    s["calls"][5]["reads"] = [4]
+    write("12_cuda_held_outputs.json", s, "CUDA Graph Trees: held outputs, overwritten or raising",
+          "The program reads call 1's logits after call 2, and call 4's after call 5. Call 1 was a warm-up: the "
+          "next call started a new generation and freed its outputs, so the read raises \"accessing tensor "
+          "output of CUDAGraphs that has been overwritten by a subsequent run\". Call 4 was a replay: call 5 "
+          "replays the same recording and writes over the same tensor, so the read silently gives call 5's "
+          "values.")
+
+    s = cuda("--batches", "8,16,64,256,8,16", "--decode-calls", "6")
+    write("13_cuda_dynamic_sizes.json", s, "CUDA Graph Trees: one recording per batch size",
+          "The decode graph is compiled with dynamic=True. CUDA Graph Trees records one graph per distinct size: "
+          "each new batch size is a new function that warms up first. With "
+          "cudagraph_dynamic_shape_warn_limit set to 3 the fourth size prints PyTorch's warning; sizes seen "
+          "before (8 and 16 again) record on their second call. Every warm-up and recording lives in the one "
+          "shared pool, which the prompt's warm-up sized: batch 256 needs more and grows it for good.",
+          {"torch._inductor.config.triton.cudagraph_dynamic_shape_warn_limit": 3})
 
 
 if __name__ == "__main__":

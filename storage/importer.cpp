@@ -233,13 +233,14 @@ Result<void> readScenario(const std::string& path, Payload& p, bool runPasses, b
         };
         auto run = engine::runtime::simulate(*s, sim);
         if (run) {
-            const std::string backend = engine::config::backendName(run->options.backend);
+            const std::string backend = engine::runtime::runtimeName(run.value());
             p.runs.push_back({ std::move(run.value()), std::move(memory), backend });
         } else
             p.diagnostics.push_back(path + ": warning: not simulated: " + run.error().toString());
     }
     std::optional<engine::config::Options> options;
-    if (runPasses)
+    // TorchAir's passes belong to its runtime; a CUDA Graph Trees scenario's graphs are stored as they are.
+    if (runPasses && s->runtime == engine::scenario::Runtime::Aclgraph)
         options = passOptionsFor(s->backend, s->config, path, p.diagnostics);
     for (Graph& g : s->graphs) {
         Payload::GraphItem item;

@@ -37,7 +37,7 @@ Result<int64_t> store(Database& db, const std::string& path, const engine::runti
 {
     RunPlace place;
     place.sourceId = sourceId ? sourceId : sourceOf(db, path);
-    place.backend = engine::config::backendName(sim.options.backend);
+    place.backend = engine::runtime::runtimeName(sim);
     place.overrides = overrides;
     auto tx = Transaction::begin(db);
     if (!tx)

@@ -191,13 +191,10 @@ Result<int64_t> insertRunRow(WriteContext& ctx, const Simulation& sim, const Run
         .bind(3, sim.scenarioName)
         .bind(4, utcNow());
     const bool recorded = sim.origin.kind == engine::runtime::RunOriginKind::Recorded;
-    s->bind(5,
-        recorded                    ? std::string()
-            : place.backend.empty() ? std::string(engine::config::backendName(sim.options.backend))
-                                    : place.backend);
+    s->bind(5, recorded ? std::string() : place.backend.empty() ? engine::runtime::runtimeName(sim) : place.backend);
     s->bind(6, std::string_view(engine::memory::profileName(sim.profile))).bind(7, i64(sim.capacityBytes));
     // A recording has no TorchAir config: its allocator settings go to allocator_settings.
-    s->bind(8, recorded ? std::string("{}") : engine::report::simulationConfigJson(sim.options));
+    s->bind(8, recorded ? std::string("{}") : engine::report::simulationConfigJson(sim));
     s->bind(9, stringsJson(place.overrides));
     s->bind(10, int64_t(sim.callsSimulated)).bind(11, int64_t(sim.events.size())).bind(12, int64_t(captures));
     s->bind(13, int64_t(recaptures)).bind(14, int64_t(replays)).bind(15, int64_t(eager));

@@ -362,6 +362,8 @@ Result<StoredRun> readRun(Database& db, int64_t runId)
         return header.error();
     StoredRun run;
     run.sim.options.backend = header->backend;
+    if (header->row.backend == "cuda_graph_trees")
+        run.sim.cuda = engine::config::CudaOptions {}; // the settings as written are in configJson
     run.row = std::move(header->row);
     run.configJson = std::move(header->configJson);
     Simulation& sim = run.sim;

@@ -25,8 +25,8 @@ template <typename E> std::optional<E> parseName(const std::string& text, const 
 
 constexpr int kLogLevels = 3;
 constexpr int kEventKinds = int(engine::runtime::EventKind::MemoryTrace) + 1;
-constexpr int kHazardKinds = int(engine::runtime::HazardKind::CrossDeviceInput) + 1;
-constexpr int kCallActions = int(engine::runtime::CallAction::Eager) + 1;
+constexpr int kHazardKinds = int(engine::runtime::HazardKind::CallRaised) + 1;
+constexpr int kCallActions = int(engine::runtime::CallAction::Raised) + 1;
 constexpr int kOwnerKinds = int(engine::runtime::OwnerKind::Recorded) + 1;
 
 /// `,"key":value` (no comma when `first`): the per-row JSON columns are written as text directly.

@@ -169,9 +169,14 @@ Result<SimulatedFile> simulateFile(const SimulateFileRequest& request)
     // TorchAir's own check first, so that the error names the option rather than the scenario's config.
     std::vector<Setting> settings = scenario->config;
     settings.insert(settings.end(), overrides.begin(), overrides.end());
-    const auto backend = scenario->backend ? *scenario->backend : engine::config::guessBackend(settings);
-    if (auto options = engine::config::parseOptions(backend, settings); !options)
-        return options.error();
+    if (scenario->runtime == engine::scenario::Runtime::CudaGraphTrees) {
+        if (auto options = engine::config::parseCudaOptions(settings); !options)
+            return options.error();
+    } else {
+        const auto backend = scenario->backend ? *scenario->backend : engine::config::guessBackend(settings);
+        if (auto options = engine::config::parseOptions(backend, settings); !options)
+            return options.error();
+    }
 
     SimulatedFile out;
     out.diagnostics = scenario->diagnostics;

@@ -22,7 +22,7 @@ struct CudaOptionSpec {
     /// Other spellings accepted for the same option ("triton.cudagraph_trees" as torch.compile's
     /// options= takes it; "torch._dynamo.config.cache_size_limit" for recompile_limit).
     std::vector<std::string> aliases;
-    std::string type; ///< "bool", "int", "optional_int", "optional_bool", "choice", "int_tuples"
+    std::string type; ///< "bool", "int", "optional_int", "optional_bool", "choice", "int_tuples", "str"
     PyValue defaultValue; ///< PyTorch 2.11's default
     std::vector<PyValue> choices; ///< for "choice"
     std::string effect; ///< one line for tooltips and docs
@@ -49,6 +49,9 @@ struct CudaOptions {
     bool forceCudagraphsWarmup = false; ///< triton.force_cudagraphs_warmup
     bool skipCudagraphWarmup = false; ///< triton.skip_cudagraph_warmup
     bool cudagraphOrError = false; ///< triton.cudagraph_or_error
+    /// graph_partition (True in 2.11): cudagraph-unsafe ops (CPU ops, device copies, .item()) are split
+    /// into partitions of their own instead of skipping cudagraphs for the whole graph (§7).
+    bool graphPartition = true;
     bool inlineInbuiltNnModules = true; ///< torch._dynamo.config.inline_inbuilt_nn_modules
     int64_t recompileLimit = 8; ///< torch._dynamo.config.recompile_limit (alias cache_size_limit)
     int64_t accumulatedRecompileLimit = 256; ///< torch._dynamo.config.accumulated_recompile_limit

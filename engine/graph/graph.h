@@ -22,6 +22,8 @@ uint64_t dtypeSize(DType t);
 DType parseDType(const std::string& text);
 /// Canonical short name as PyTorch annotations print it: "f32", "f16", "bf16", "i64", "b8", ...
 std::string dtypeShortName(DType t);
+/// As torch prints the dtype: "torch.float32", "torch.bfloat16", ...; "None" for Unknown.
+std::string torchDTypeName(DType t);
 
 struct TensorMeta {
     std::vector<SymExpr> shape;

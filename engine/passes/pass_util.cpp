@@ -348,43 +348,6 @@ Result<void> eraseNodes(Graph& g, const std::set<std::string>& names)
     return g.finalize();
 }
 
-std::string torchDType(DType d)
-{
-    switch (d) {
-    case DType::F32:
-        return "torch.float32";
-    case DType::F16:
-        return "torch.float16";
-    case DType::BF16:
-        return "torch.bfloat16";
-    case DType::F64:
-        return "torch.float64";
-    case DType::I64:
-        return "torch.int64";
-    case DType::I32:
-        return "torch.int32";
-    case DType::I16:
-        return "torch.int16";
-    case DType::I8:
-        return "torch.int8";
-    case DType::U8:
-        return "torch.uint8";
-    case DType::Bool:
-        return "torch.bool";
-    case DType::C64:
-        return "torch.complex64";
-    case DType::C128:
-        return "torch.complex128";
-    case DType::F8E4M3:
-        return "torch.float8_e4m3fn";
-    case DType::F8E5M2:
-        return "torch.float8_e5m2";
-    case DType::Unknown:
-        break;
-    }
-    return "None";
-}
-
 int64_t cannVersionNumber(const std::string& version, bool* recognised)
 {
     // The formats and weights of torch_npu's CannVersionToNum: RC releases sit 50 steps above the

@@ -30,7 +30,10 @@ bool isAutoFunctionalized(const Node& n, bool* v2 = nullptr);
 /// str(node.target): "aten.add.Tensor", "<built-in function getitem>", "auto_functionalized".
 std::string pyTarget(const Node& n);
 /// str(torch.dtype): "torch.float16"; "None" for an unknown dtype.
-std::string torchDType(DType d);
+inline std::string torchDType(DType d)
+{
+    return torchDTypeName(d);
+}
 /// Python's repr of a list of FX nodes: "[add, output]".
 std::string nodeList(const Graph& g, const std::vector<int>& nodes);
 /// The node an argument refers to, or -1 (constants, lists, stale references).

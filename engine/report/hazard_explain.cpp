@@ -1,6 +1,7 @@
 #include "engine/report/hazard_explain.h"
 
 #include "engine/config/options.h"
+#include "engine/report/cgt_hazard_explain.h"
 
 #include <algorithm>
 #include <cstdlib>
@@ -580,6 +581,12 @@ std::vector<EventKind> foundIn(HazardKind k)
     case HazardKind::OutOfMemory:
         return { EventKind::OutOfMemory };
     case HazardKind::CrossDeviceInput:
+    case HazardKind::OverwrittenError:
+    case HazardKind::StaticInputMoved:
+    case HazardKind::CudagraphsSkipped:
+    case HazardKind::PoolGrowth:
+    case HazardKind::RecompileLimit:
+    case HazardKind::CallRaised:
         break;
     }
     return {};
@@ -627,6 +634,8 @@ HazardExplanation explainHazard(const Simulation& sim, int hazardIndex)
             + std::to_string(sim.hazards.size()) + (sim.hazards.size() == 1 ? " hazard)" : " hazards)");
         return none;
     }
+    if (sim.cuda)
+        return explainCudaHazard(sim, hazardIndex);
     Ctx c { sim, sim.hazards[size_t(hazardIndex)], hazardIndex, frontOf(sim), {} };
     switch (c.h.kind) {
     case HazardKind::OutputOverwritten:
@@ -653,6 +662,13 @@ HazardExplanation explainHazard(const Simulation& sim, int hazardIndex)
     case HazardKind::CrossDeviceInput:
         crossDeviceInput(c);
         break;
+    case HazardKind::OverwrittenError:
+    case HazardKind::StaticInputMoved:
+    case HazardKind::CudagraphsSkipped:
+    case HazardKind::PoolGrowth:
+    case HazardKind::RecompileLimit:
+    case HazardKind::CallRaised:
+        return explainCudaHazard(sim, hazardIndex); // CUDA Graph Trees' own
     }
     if (c.out.quotesFrom.empty())
         c.out.quotesFrom = frontName(c.front);

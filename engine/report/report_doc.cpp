@@ -25,7 +25,7 @@ ordered_json runValue(const ReportRun& run)
     ordered_json s = ordered_json::parse(simulationJson(sim, -1));
     // A recording has no TorchAir options: its "origin" holds the allocator's settings instead.
     const bool recorded = sim.origin.kind == runtime::RunOriginKind::Recorded;
-    const std::string configJson = run.configJson.empty() ? simulationConfigJson(sim.options) : run.configJson;
+    const std::string configJson = run.configJson.empty() ? simulationConfigJson(sim) : run.configJson;
     const ordered_json config = ordered_json::parse(configJson, nullptr, false);
     if (config.is_object() && !recorded)
         s["config"] = config;
@@ -36,9 +36,16 @@ ordered_json runValue(const ReportRun& run)
 
     ordered_json options = ordered_json::array();
     const auto& table = config::optionTable();
-    for (const RunOption& o : runOptions(sim.options.backend, configJson)) {
+    for (const RunOption& o : runOptions(sim, configJson)) {
         if (o.name.empty() || recorded)
             continue; // the backend has no such option
+        if (o.cuda) {
+            // PyTorch's option (CUDA Graph Trees): one spelling, no TorchAir names.
+            options.push_back(
+                { { "name", o.name }, { "torchair", nullptr }, { "npugraph_ex", nullptr }, { "value", o.value },
+                    { "default", o.defaultValue }, { "non_default", !o.isDefault() }, { "set", o.set } });
+            continue;
+        }
         const config::OptionSpec& spec = table[o.spec];
         options.push_back({ { "name", o.name }, { "torchair", spec.torchairName },
             { "npugraph_ex", spec.npugraphExName }, { "value", o.value }, { "default", o.defaultValue },

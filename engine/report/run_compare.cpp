@@ -83,10 +83,9 @@ void compareConfig(
     const bool aRecorded = a.origin.kind == RunOrigin::Recorded, bRecorded = b.origin.kind == RunOrigin::Recorded;
     rows.text("origin", originOf(a), originOf(b));
     auto backend = [](const Simulation& sim, bool recorded) {
-        return recorded ? std::optional<std::string>()
-                        : std::optional<std::string>(config::backendName(sim.options.backend));
+        return recorded ? std::optional<std::string>() : std::optional<std::string>(runtime::runtimeName(sim));
     };
-    rows.text("backend", backend(a, aRecorded), backend(b, bRecorded));
+    rows.text("backend", backend(a, aRecorded), backend(b, bRecorded)); // the runtime, for CUDA Graph Trees
     // A recording's config is its allocator's settings; a simulation's, its TorchAir options.
     const Settings& x = aRecorded ? a.origin.allocatorSettings : configA;
     const Settings& y = bRecorded ? b.origin.allocatorSettings : configB;

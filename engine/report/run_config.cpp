@@ -1,5 +1,6 @@
 #include "engine/report/run_config.h"
 
+#include "engine/config/cuda_options.h"
 #include "engine/report/simulation_report.h"
 
 #include <nlohmann/json.hpp>
@@ -89,6 +90,68 @@ std::vector<RunOption> runOptions(config::Backend backend, const std::string& co
         }
         out.push_back(std::move(o));
     }
+    return out;
+}
+
+std::vector<RunOption> cudaRunOptions(const std::string& configJson)
+{
+    const json config = json::parse(configJson, nullptr, false);
+    const json effective = config.is_object() ? config.value("effective", json::object()) : json::object();
+    const json written = config.is_object() ? config.value("written", json::array()) : json::array();
+    const auto& table = config::cudaOptionTable();
+    std::vector<RunOption> out;
+    for (size_t i = 0; i < table.size(); ++i) {
+        const config::CudaOptionSpec& spec = table[i];
+        RunOption o;
+        o.spec = i;
+        o.cuda = true;
+        o.name = spec.name;
+        o.defaultValue = spec.defaultValue.repr();
+        o.value = spec.name == "mode" ? "'reduce-overhead'" : o.defaultValue;
+        if (effective.is_object() && effective.contains(spec.name)) {
+            const json& v = effective[spec.name];
+            if (v.is_array()) {
+                // cudagraph_capture_sizes: a tuple of int tuples
+                std::vector<PyValue> keys;
+                for (const json& key : v) {
+                    std::vector<PyValue> ints;
+                    for (const json& n : key)
+                        ints.push_back(PyValue::integer(n.get<int64_t>()));
+                    keys.push_back(PyValue::tuple(std::move(ints)));
+                }
+                o.value = PyValue::tuple(std::move(keys)).repr();
+            } else {
+                o.value = pyRepr(v);
+            }
+            o.set = true;
+        }
+        if (written.is_array())
+            for (const json& w : written) {
+                const std::string name = w.is_object() ? w.value("name", std::string()) : std::string();
+                const json value = w.is_object() ? w.value("value", json()) : json();
+                if (value.is_string() && !name.empty() && config::findCudaOption(name) == &spec) {
+                    if (!o.set)
+                        o.value = value.get<std::string>();
+                    o.set = true;
+                }
+            }
+        out.push_back(std::move(o));
+    }
+    return out;
+}
+
+std::vector<RunOption> runOptions(const runtime::Simulation& sim, const std::string& configJson)
+{
+    return sim.cuda ? cudaRunOptions(configJson) : runOptions(sim.options.backend, configJson);
+}
+
+std::vector<std::pair<std::string, std::string>> runConfigPairs(
+    const runtime::Simulation& sim, const std::string& configJson)
+{
+    std::vector<std::pair<std::string, std::string>> out;
+    for (const RunOption& o : runOptions(sim, configJson))
+        if (o.set && !(o.cuda && o.isDefault()))
+            out.emplace_back(o.name, o.value);
     return out;
 }
 

@@ -9,12 +9,18 @@ namespace engine::report {
 using nlohmann::ordered_json;
 using runtime::LogLevel;
 
-std::string formatLogLine(const runtime::LogLine& line, config::Backend backend, int call)
+std::string logTag(const runtime::Simulation& sim)
+{
+    if (sim.cuda)
+        return "PYTORCH";
+    return sim.options.backend == config::Backend::NpugraphEx ? "NPUGRAPH_EX" : "TORCHAIR";
+}
+
+std::string formatLogLine(const runtime::LogLine& line, const std::string& tag, int call)
 {
     if (!line.category.empty())
         return line.category + ": " + line.text;
-    std::string s = std::string("[") + runtime::logLevelName(line.level) + "] "
-        + (backend == config::Backend::NpugraphEx ? "NPUGRAPH_EX" : "TORCHAIR");
+    std::string s = std::string("[") + runtime::logLevelName(line.level) + "] " + tag;
     if (call >= 0)
         s += " call " + std::to_string(call);
     return s + ": " + line.text;
@@ -55,11 +61,11 @@ std::string onDevice(const runtime::Simulation& sim, int device)
 std::string simulationText(const runtime::Simulation& sim, LogLevel minLevel)
 {
     std::string out;
-    const config::Backend backend = sim.options.backend;
+    const std::string tag = logTag(sim);
     for (const runtime::Event& e : sim.events)
         for (const runtime::LogLine& l : e.log)
             if (int(l.level) >= int(minLevel) || !l.category.empty())
-                out += formatLogLine(l, backend, e.call) + "\n";
+                out += formatLogLine(l, tag, e.call) + "\n";
     if (!sim.hazards.empty()) {
         out += "\nHazards (" + std::to_string(sim.hazards.size()) + "):\n";
         for (const runtime::Hazard& h : sim.hazards)
@@ -74,6 +80,20 @@ std::string simulationText(const runtime::Simulation& sim, LogLevel minLevel)
         out += ", stopped by an exception at call " + std::to_string(sim.callsSimulated - 1) + ": " + sim.failure;
     out += "\n";
     for (const runtime::GraphRecord& g : sim.graphs) {
+        if (sim.cuda) {
+            // CUDA Graph Trees: the graph's compile id; its counts in PyTorch's words.
+            const auto count = [&g](const char* key) {
+                auto it = g.counters.find(key);
+                return std::to_string(it == g.counters.end() ? 0 : it->second);
+            };
+            const int64_t warmups = g.counters.count("warmups") ? g.counters.at("warmups") : 0;
+            out += "  [" + g.name + "] ('" + g.id + "'): " + count("warmups") + " warm-ups, " + count("recordings")
+                + " recordings (" + count("rerecords") + " re-recorded), " + std::to_string(g.replays) + " replays, "
+                + std::to_string(g.eagerCalls - warmups) + " without CUDA graphs"
+                + (g.fallbackToEager ? ", over the recompile limit from call " + std::to_string(g.fallbackCall) : "")
+                + "\n";
+            continue;
+        }
         out += "  " + g.name + " ('" + g.id + "', pool " + g.pool.str() + onDevice(sim, g.device)
             + "): " + std::to_string(g.allKeys.size()) + " keys, " + std::to_string(g.captures) + " captures, "
             + std::to_string(g.recapturesMutatedInput + g.recapturesCoreLimit + g.recapturesForce) + " recaptures, "
@@ -180,6 +200,52 @@ std::string simulationConfigJson(const config::Options& options, int indent)
     return jsonText(configValue(options), indent);
 }
 
+namespace {
+
+ordered_json cudaConfigValue(const config::CudaOptions& o)
+{
+    ordered_json written = ordered_json::array();
+    for (const auto& [name, value] : o.written)
+        written.push_back({ { "name", name }, { "value", value } });
+    ordered_json sizes;
+    if (o.captureSizes) {
+        sizes = ordered_json::array();
+        for (const auto& key : *o.captureSizes)
+            sizes.push_back(key);
+    }
+    const std::string ind = "torch._inductor.config.";
+    const std::string dyn = "torch._dynamo.config.";
+    ordered_json effective = { { "mode", o.mode }, { "dynamic", o.dynamic ? ordered_json(*o.dynamic) : ordered_json() },
+        { "fullgraph", o.fullgraph }, { ind + "triton.cudagraphs", o.cudagraphs },
+        { ind + "triton.cudagraph_trees", o.cudagraphTrees },
+        { ind + "triton.cudagraph_skip_dynamic_graphs", o.skipDynamicGraphs },
+        { ind + "triton.cudagraph_capture_sizes", sizes },
+        { ind + "triton.cudagraph_dynamic_shape_warn_limit",
+            o.dynamicShapeWarnLimit ? ordered_json(*o.dynamicShapeWarnLimit) : ordered_json() },
+        { ind + "triton.cudagraph_unexpected_rerecord_limit", o.unexpectedRerecordLimit },
+        { ind + "triton.cudagraph_support_input_mutation", o.supportInputMutation },
+        { ind + "triton.force_cudagraphs_warmup", o.forceCudagraphsWarmup },
+        { ind + "triton.skip_cudagraph_warmup", o.skipCudagraphWarmup },
+        { ind + "triton.cudagraph_or_error", o.cudagraphOrError }, { ind + "graph_partition", o.graphPartition },
+        { dyn + "inline_inbuilt_nn_modules", o.inlineInbuiltNnModules }, { dyn + "recompile_limit", o.recompileLimit },
+        { dyn + "accumulated_recompile_limit", o.accumulatedRecompileLimit },
+        { dyn + "fail_on_recompile_limit_hit", o.failOnRecompileLimitHit },
+        { dyn + "automatic_dynamic_shapes", o.automaticDynamicShapes }, { "TORCH_LOGS", o.torchLogs } };
+    return { { "written", written }, { "effective", effective }, { "notes", o.notes } };
+}
+
+} // namespace
+
+std::string cudaConfigJson(const config::CudaOptions& options, int indent)
+{
+    return jsonText(cudaConfigValue(options), indent);
+}
+
+std::string simulationConfigJson(const runtime::Simulation& sim, int indent)
+{
+    return sim.cuda ? cudaConfigJson(*sim.cuda, indent) : simulationConfigJson(sim.options, indent);
+}
+
 std::string simulationJson(const runtime::Simulation& sim, int indent)
 {
     const config::Options& o = sim.options;
@@ -199,8 +265,8 @@ std::string simulationJson(const runtime::Simulation& sim, int indent)
         origin["capacity_known"] = sim.origin.capacityKnown;
     }
     j["origin"] = origin;
-    j["backend"] = recorded ? ordered_json() : ordered_json(config::backendName(o.backend));
-    j["config"] = recorded ? ordered_json() : configValue(o);
+    j["backend"] = recorded ? ordered_json() : ordered_json(runtime::runtimeName(sim));
+    j["config"] = recorded ? ordered_json() : sim.cuda ? cudaConfigValue(*sim.cuda) : configValue(o);
     j["device"] = { { "profile", memory::profileName(sim.profile) },
         { "capacity_bytes",
             recorded && !sim.origin.capacityKnown ? ordered_json() : ordered_json(sim.capacityBytes) } };
@@ -277,7 +343,7 @@ std::string simulationJson(const runtime::Simulation& sim, int indent)
     ordered_json log = ordered_json::array();
     for (const runtime::Event& e : sim.events)
         for (const runtime::LogLine& l : e.log)
-            log.push_back(formatLogLine(l, o.backend, e.call));
+            log.push_back(formatLogLine(l, logTag(sim), e.call));
     j["log"] = log;
     // null, not 0, where the sizes are unknown; "sizes_unknown" says why.
     const bool sized = sim.sizesUnknown.empty();

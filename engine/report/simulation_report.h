@@ -9,7 +9,9 @@
 namespace engine::report {
 
 /// One log line as printed: "[INFO] TORCHAIR call 3: <text>" or "UserWarning: <text>".
-std::string formatLogLine(const runtime::LogLine& line, config::Backend backend, int call);
+std::string formatLogLine(const runtime::LogLine& line, const std::string& tag, int call);
+/// The tag a run's log lines carry: "TORCHAIR", "NPUGRAPH_EX", or "PYTORCH" for CUDA Graph Trees.
+std::string logTag(const runtime::Simulation& sim);
 
 /// `bytes` in MiB with two decimals ("12.50 MiB"), as the reports print memory.
 std::string formatMiB(uint64_t bytes);
@@ -29,6 +31,11 @@ std::string simulationText(const runtime::Simulation& sim, runtime::LogLevel min
 /// The "config" object of the JSON summary: the settings as written, the effective options under
 /// the backend's spelling, and notes. The project database stores it with each run.
 std::string simulationConfigJson(const config::Options& options, int indent = -1);
+/// The same for a CUDA Graph Trees run's PyTorch options: "written" as given, "effective" every
+/// modelled option of config::cudaOptionTable() by its canonical name, "notes".
+std::string cudaConfigJson(const config::CudaOptions& options, int indent = -1);
+/// The config of a run made in this process: cudaConfigJson when it ran CUDA Graph Trees.
+std::string simulationConfigJson(const runtime::Simulation& sim, int indent = -1);
 
 /// The JSON summary (docs/simulate-json.md), `indent` spaces (-1: one line).
 std::string simulationJson(const runtime::Simulation& sim, int indent = 2);

@@ -41,41 +41,73 @@ const char* ownerKindName(OwnerKind k)
 const char* hazardKindName(HazardKind k)
 {
     static const char* names[] = { "output_overwritten", "user_input_overwritten", "stale_parameter",
-        "stale_checkpoint", "recapture_storm", "fallback", "out_of_memory", "cross_device_input" };
+        "stale_checkpoint", "recapture_storm", "fallback", "out_of_memory", "cross_device_input", "overwritten_error",
+        "static_input_moved", "cudagraphs_skipped", "pool_growth", "recompile_limit", "call_raised" };
     return names[int(k)];
 }
 
 const char* callActionName(CallAction a)
 {
-    static const char* names[] = { "capture", "recapture", "replay", "eager" };
+    static const char* names[] = { "capture", "recapture", "replay", "eager", "warmup", "raised" };
     return names[int(a)];
+}
+
+std::string runtimeName(const Simulation& sim)
+{
+    if (sim.origin.kind == RunOriginKind::Recorded)
+        return {};
+    return sim.cuda ? "cuda_graph_trees" : config::backendName(sim.options.backend);
+}
+
+std::vector<PoolCallState> poolCallStates(const memory::CachingAllocator& a, int device)
+{
+    std::vector<PoolCallState> out;
+    for (const memory::PoolId& pool : a.pools()) {
+        if (pool.isDefault())
+            continue;
+        PoolCallState ps;
+        ps.device = device;
+        ps.pool = pool;
+        for (const auto& seg : a.segments(pool)) {
+            PoolCallState::Segment s { seg.stream, seg.blockNum(), seg.activeNum(), seg.totalSize, seg.allocatedSize };
+            ps.blockNum += s.blockNum;
+            ps.activateNum += s.activateNum;
+            ps.totalSize += s.totalSize;
+            ps.allocatedSize += s.allocatedSize;
+            ps.segments.push_back(s);
+        }
+        out.push_back(std::move(ps));
+    }
+    return out;
+}
+
+std::vector<PoolSnapshot> poolSnapshots(const memory::DeviceAllocators& devices)
+{
+    std::vector<PoolSnapshot> out;
+    for (int device : devices.devices())
+        for (const memory::PoolId& pool : devices.find(device)->pools()) {
+            PoolSnapshot ps;
+            ps.device = device;
+            ps.pool = pool;
+            ps.segments = devices.find(device)->segments(pool);
+            for (const auto& s : ps.segments) {
+                ps.reserved += s.totalSize;
+                ps.allocated += s.allocatedSize;
+            }
+            out.push_back(std::move(ps));
+        }
+    return out;
 }
 
 namespace detail {
 
 void Simulator::recordCall(CallRecord& rec)
 {
-    for (int device : m_devices.devices()) {
-        const memory::CachingAllocator& a = alloc(device);
-        for (const memory::PoolId& pool : a.pools()) {
-            if (pool.isDefault())
-                continue;
-            PoolCallState ps;
-            ps.device = device;
-            ps.pool = pool;
-            for (const auto& seg : a.segments(pool)) {
-                PoolCallState::Segment s { seg.stream, seg.blockNum(), seg.activeNum(), seg.totalSize,
-                    seg.allocatedSize };
-                ps.blockNum += s.blockNum;
-                ps.activateNum += s.activateNum;
-                ps.totalSize += s.totalSize;
-                ps.allocatedSize += s.allocatedSize;
-                ps.segments.push_back(s);
-            }
+    for (int device : m_devices.devices())
+        for (PoolCallState& ps : poolCallStates(alloc(device), device)) {
+            updatePeaks(device, ps.pool);
             rec.pools.push_back(std::move(ps));
-            updatePeaks(device, pool);
         }
-    }
     rec.deviceReserved = m_devices.reservedBytes();
     rec.deviceAllocated = m_devices.allocatedBytes();
     rec.devices = deviceTotals();
@@ -153,18 +185,7 @@ void Simulator::finishEvent()
     e.deviceAllocated = m_devices.allocatedBytes();
     e.devices = deviceTotals();
     if (m_options.recordMemory)
-        for (int device : m_devices.devices())
-            for (const memory::PoolId& pool : m_devices.find(device)->pools()) {
-                PoolSnapshot ps;
-                ps.device = device;
-                ps.pool = pool;
-                ps.segments = m_devices.find(device)->segments(pool);
-                for (const auto& s : ps.segments) {
-                    ps.reserved += s.totalSize;
-                    ps.allocated += s.allocatedSize;
-                }
-                e.memory.push_back(std::move(ps));
-            }
+        e.memory = poolSnapshots(m_devices);
     if (m_options.observeMemory)
         m_options.observeMemory(e, m_devices);
     m_eventOpen = false;

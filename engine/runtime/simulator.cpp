@@ -1,5 +1,6 @@
 #include "engine/runtime/simulator.h"
 
+#include "engine/runtime/cgt/cgt_run.h"
 #include "engine/runtime/graph_device.h"
 #include "engine/runtime/simulator_impl.h"
 #include "engine/runtime/torchair_text.h"
@@ -621,6 +622,8 @@ void Simulator::fallBack(RtGraph& g, const std::string& key)
 
 Result<Simulation> simulate(const scenario::Scenario& scenario, const SimulationOptions& options)
 {
+    if (scenario.runtime == scenario::Runtime::CudaGraphTrees)
+        return cgt::simulateScenario(scenario, options);
     std::vector<std::pair<std::string, PyValue>> settings = scenario.config;
     settings.insert(settings.end(), options.overrides.begin(), options.overrides.end());
     const config::Backend backend = scenario.backend ? *scenario.backend : config::guessBackend(settings);

@@ -8,6 +8,7 @@
 ///
 /// Thread contract: a Simulation is built in one call and is immutable afterwards; it may be shared
 /// between threads as std::shared_ptr<const Simulation>.
+#include "engine/config/cuda_options.h"
 #include "engine/config/options.h"
 #include "engine/core/result.h"
 #include "engine/memory/device_allocators.h"
@@ -48,6 +49,13 @@ enum class HazardKind {
     /// A call binds a tensor on another device than the graph's (an output of a graph on another
     /// device, say): TorchAir checks no device; what the capture and replay do is not modelled.
     CrossDeviceInput,
+    // CUDA Graph Trees (engine/runtime/cgt, docs/cuda-graph-trees.md):
+    OverwrittenError, ///< a held output of a warm-up or recording was freed: reading it raises (§6 L3, L4)
+    StaticInputMoved, ///< a static input moved: the function records again, the old recording stays (§5)
+    CudagraphsSkipped, ///< a graph or function runs without CUDA graphs (§7), with PyTorch's reason
+    PoolGrowth, ///< a later distinct size grew the shared pool, which never shrinks (§9)
+    RecompileLimit, ///< Dynamo hit torch._dynamo.config.recompile_limit (§8)
+    CallRaised, ///< the call raises to the program (FailOnRecompileLimitHit, an AssertionError in the tree)
 };
 const char* hazardKindName(HazardKind k); ///< "output_overwritten", ...
 
@@ -79,8 +87,11 @@ struct PoolCallState {
     std::vector<Segment> segments;
 };
 
-enum class CallAction { Capture, Recapture, Replay, Eager };
-const char* callActionName(CallAction a); ///< "capture", "recapture", "replay", "eager"
+/// Warmup: CUDA Graph Trees' first run of a function, eagerly inside the pool; Raised: the call
+/// raised to the program (the simulation goes on as if the program caught it). Neither occurs in a
+/// TorchAir run.
+enum class CallAction { Capture, Recapture, Replay, Eager, Warmup, Raised };
+const char* callActionName(CallAction a); ///< "capture", "recapture", "replay", "eager", "warmup", "raised"
 
 struct CallRecord {
     int index = 0;
@@ -169,7 +180,13 @@ struct Simulation {
     RunOrigin origin;
     std::string scenarioPath;
     std::string scenarioName;
+    /// TorchAir's options (the aclgraph runtime); default-constructed in a cuda_graph_trees run.
     config::Options options;
+    /// Present when the run went through Inductor's CUDA Graph Trees (engine/runtime/cgt): PyTorch's
+    /// options as parsed. Events then use the same kinds as TorchAir's with the CUDA meanings
+    /// (Capture: a recording, Eager: a warm-up or a run outside the pool, Rollback: an allocator
+    /// checkpoint applied), CallRecord::action Capture/Recapture/Replay/Eager/Warmup likewise.
+    std::optional<config::CudaOptions> cuda;
     memory::Profile profile = memory::Profile::Npu;
     uint64_t capacityBytes = 0;
     std::vector<Event> events;
@@ -212,6 +229,15 @@ std::string unknownKindsNote(const Graph& g);
 std::string unknownSizesText(const Simulation& sim);
 /// The note for a graph's missing metadata ("" when it has all): the reader's reason, else the inputs named.
 std::string missingMetadataNote(const Graph& g);
+
+/// The private pools of one device's allocator as they stand (CallRecord::pools).
+std::vector<PoolCallState> poolCallStates(const memory::CachingAllocator& allocator, int device);
+/// Every pool of every device as it stands (Event::memory).
+std::vector<PoolSnapshot> poolSnapshots(const memory::DeviceAllocators& devices);
+
+/// "torchair", "npugraph_ex" or "cuda_graph_trees": the runtime a simulated run went through ("" for a
+/// recording).
+std::string runtimeName(const Simulation& sim);
 
 /// Runs the scenario. Fails (with TorchAir's message) only when the configuration itself is
 /// invalid; runtime trouble such as OOM ends the run early and is reported inside the Simulation.

@@ -43,6 +43,64 @@ struct Builder {
     }
 };
 
+ordered_json finish(const std::string& id, bool dynamic, Builder& b)
+{
+    return { { "id", id }, { "dynamic", dynamic }, { "inputs", b.inputs }, { "nodes", b.nodes },
+        { "outputs", ordered_json::array({ "logits_f32" }) } };
+}
+
+/// The layers as Inductor sees them on CUDA (DecoderSpec::cuda), after the embedding.
+ordered_json cudaLayers(const DecoderSpec& s, Builder& b, const ordered_json& rows, const std::string& id, bool dynamic)
+{
+    const int H = s.hidden;
+    const int I = s.intermediate;
+    auto rms = [&](const std::string& name, const std::string& in, const std::string& weight) {
+        b.node(name, "aten._fused_rms_norm.default", { in, { H }, weight, 1e-6 },
+            ordered_json::array({ b.t({ rows, H }), b.t({ rows, 1 }, "f32") }));
+        b.node(name + "_out", "operator.getitem", { name, 0 }, b.t({ rows, H }));
+        return name + "_out";
+    };
+    std::string h = "embedding";
+    for (int l = 0; l < s.layers; ++l) {
+        const std::string L = "l" + std::to_string(l) + "_";
+        const std::string normed = rms(L + "rms_norm", h, L + "input_norm");
+        b.node(L + "qkv", "aten.mm.default", { normed, L + "wqkv" }, b.t({ rows, 3 * H }));
+        b.node(L + "split", "aten.split_with_sizes.default", { L + "qkv", { H, H, H }, -1 },
+            ordered_json::array({ b.t({ rows, H }), b.t({ rows, H }), b.t({ rows, H }) }));
+        b.node(L + "q", "operator.getitem", { L + "split", 0 }, b.t({ rows, H }));
+        b.node(L + "k", "operator.getitem", { L + "split", 1 }, b.t({ rows, H }));
+        b.node(L + "v", "operator.getitem", { L + "split", 2 }, b.t({ rows, H }));
+        // k_cache.index_copy_(0, slot_mapping, k): in place on the static cache.
+        b.node(L + "k_store", "aten.index_copy_.default", { L + "k_cache", 0, "slot_mapping", L + "k" },
+            b.t({ s.maxBatch, s.maxSeq, H }));
+        b.node(L + "v_store", "aten.index_copy_.default", { L + "v_cache", 0, "slot_mapping", L + "v" },
+            b.t({ s.maxBatch, s.maxSeq, H }));
+        b.node(L + "attn", "aten._scaled_dot_product_efficient_attention.default",
+            { L + "q", L + "k_cache", L + "v_cache", nullptr, false },
+            ordered_json::array({ b.t({ rows, H }), b.t({ rows, 1 }, "f32"), b.t(ordered_json::array(), "i64"),
+                b.t(ordered_json::array(), "i64") }));
+        b.node(L + "attn_out", "operator.getitem", { L + "attn", 0 }, b.t({ rows, H }));
+        b.node(L + "o_proj", "aten.mm.default", { L + "attn_out", L + "wo" }, b.t({ rows, H }));
+        b.node(L + "residual", "aten.add.Tensor", { h, L + "o_proj" }, b.t({ rows, H }));
+        const std::string post = rms(L + "post_rms", L + "residual", L + "post_norm");
+        b.node(L + "gate_up", "aten.mm.default", { post, L + "w_gate_up" }, b.t({ rows, 2 * I }));
+        b.node(L + "gu", "aten.split_with_sizes.default", { L + "gate_up", { I, I }, -1 },
+            ordered_json::array({ b.t({ rows, I }), b.t({ rows, I }) }));
+        b.node(L + "gate", "operator.getitem", { L + "gu", 0 }, b.t({ rows, I }));
+        b.node(L + "up", "operator.getitem", { L + "gu", 1 }, b.t({ rows, I }));
+        b.node(L + "silu", "aten.silu.default", { L + "gate" }, b.t({ rows, I }));
+        b.node(L + "act", "aten.mul.Tensor", { L + "silu", L + "up" }, b.t({ rows, I }));
+        b.node(L + "down", "aten.mm.default", { L + "act", L + "w_down" }, b.t({ rows, H }));
+        b.node(L + "out", "aten.add.Tensor", { L + "residual", L + "down" }, b.t({ rows, H }));
+        h = L + "out";
+    }
+    const std::string final = rms("final_rms", h, "final_norm");
+    b.node("logits", "aten.mm.default", { final, "lm_head" }, b.t({ rows, s.vocab }));
+    b.node("logits_f32", "aten._to_copy.default", { "logits" }, b.t({ rows, s.vocab }, "f32"),
+        { { "dtype", { { "str", "torch.float32" } } } });
+    return finish(id, dynamic, b);
+}
+
 /// One graph. `rows` is the token-row count as a JSON value (an int, or "s0" for dynamic decode).
 ordered_json makeGraph(const DecoderSpec& s, const std::string& id, bool dynamic, const ordered_json& batch, int seq)
 {
@@ -62,8 +120,9 @@ ordered_json makeGraph(const DecoderSpec& s, const std::string& id, bool dynamic
         b.input(L + "post_norm", "parameter", { H }, p + "post_attention_layernorm.weight");
         b.input(L + "w_gate_up", "parameter", { H, 2 * s.intermediate }, p + "mlp.gate_up_proj.weight");
         b.input(L + "w_down", "parameter", { s.intermediate, H }, p + "mlp.down_proj.weight");
-        b.input(L + "k_cache", "user_input", { s.maxBatch, s.maxSeq, H }, "kv_cache.layer" + std::to_string(l) + ".k");
-        b.input(L + "v_cache", "user_input", { s.maxBatch, s.maxSeq, H }, "kv_cache.layer" + std::to_string(l) + ".v");
+        const char* cacheKind = s.cuda ? "static_address" : "user_input";
+        b.input(L + "k_cache", cacheKind, { s.maxBatch, s.maxSeq, H }, "kv_cache.layer" + std::to_string(l) + ".k");
+        b.input(L + "v_cache", cacheKind, { s.maxBatch, s.maxSeq, H }, "kv_cache.layer" + std::to_string(l) + ".v");
     }
     b.input("final_norm", "parameter", { H }, "model.norm.weight");
     b.input("lm_head", "parameter", { H, s.vocab }, "lm_head.weight");
@@ -72,13 +131,15 @@ ordered_json makeGraph(const DecoderSpec& s, const std::string& id, bool dynamic
     // Decode feeds the KV length as a SymInt used only by the attention's actual_seq_lengths: TorchAir
     // patches it at replay instead of keying on it. The static prompt graph has it as a constant.
     const bool decode = seq == 1;
-    if (decode)
+    if (decode && !s.cuda)
         b.symint("s1", "s1");
     const ordered_json seqLens = decode ? ordered_json::array({ "s1" }) : ordered_json::array({ seq });
     b.input("input_ids", "user_input", { rows }, {}, "i64");
     b.input("slot_mapping", "user_input", { rows }, {}, "i64");
 
     b.node("embedding", "aten.embedding.default", { "embed_tokens", "input_ids" }, b.t({ rows, H }));
+    if (s.cuda)
+        return cudaLayers(s, b, rows, id, dynamic);
     std::string h = "embedding";
     for (int l = 0; l < s.layers; ++l) {
         const std::string L = "l" + std::to_string(l) + "_";
@@ -119,8 +180,7 @@ ordered_json makeGraph(const DecoderSpec& s, const std::string& id, bool dynamic
     b.node("logits", "aten.mm.default", { "final_out", "lm_head" }, b.t({ rows, s.vocab }));
     b.node("logits_f32", "aten._to_copy.default", { "logits" }, b.t({ rows, s.vocab }, "f32"),
         { { "dtype", { { "str", "torch.float32" } } } });
-    return { { "id", id }, { "dynamic", dynamic }, { "inputs", b.inputs }, { "nodes", b.nodes },
-        { "outputs", ordered_json::array({ "logits_f32" }) } };
+    return finish(id, dynamic, b);
 }
 
 } // namespace
@@ -143,15 +203,22 @@ std::string decoderScenarioJson(const DecoderSpec& spec, const std::string& conf
     j["name"] = name;
     if (!comment.empty())
         j["comment"] = comment;
+    if (spec.cuda)
+        j["runtime"] = "cuda_graph_trees";
     j["config"] = ordered_json::parse(config);
     j["graphs"] = ordered_json::parse(decoderGraphsJson(spec));
     ordered_json calls = ordered_json::array();
     calls.push_back({ { "graph", "prompt" } });
     for (int i = 0; i < decodeCalls; ++i) {
-        ordered_json syms = { { "s1", spec.promptLen + 1 + i } };
+        ordered_json syms = ordered_json::object();
+        if (!spec.cuda)
+            syms["s1"] = spec.promptLen + 1 + i;
         if (spec.dynamicDecode && !batches.empty())
             syms["s0"] = batches[size_t(i) % batches.size()];
-        calls.push_back({ { "graph", "decode" }, { "symbols", syms } });
+        ordered_json call = { { "graph", "decode" } };
+        if (!syms.empty())
+            call["symbols"] = syms;
+        calls.push_back(std::move(call));
     }
     j["calls"] = calls;
     return j.dump(1);

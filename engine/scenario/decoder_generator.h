@@ -21,6 +21,11 @@ struct DecoderSpec {
     int staticBatch = 4; ///< decode batch when dynamicDecode is false
     unsigned long long attentionWorkspace = 4ull << 20; ///< aclnn workspace of each attention op
     std::string dtype = "bf16";
+    /// The same model as torch.compile(mode="reduce-overhead") hands Inductor on CUDA (the scenario's
+    /// runtime "cuda_graph_trees"): ATen ops only (_fused_rms_norm, SDPA, silu), the K/V caches
+    /// marked static (torch._dynamo.mark_static_address) and updated with index_copy_ at the token
+    /// positions, as in ../shared/real's decoder; no KV-length SymInt and no aclnn workspaces.
+    bool cuda = false;
 };
 
 /// The scenario's "graphs" array (JSON text): "prompt" (static) and "decode".

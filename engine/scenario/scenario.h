@@ -59,6 +59,11 @@ struct CoreLimit {
 
 struct Call {
     std::string graph; ///< Graph::id
+    /// cuda_graph_trees only: torch.compiler.cudagraph_mark_step_begin() right before this call.
+    bool markStepBegin = false;
+    /// cuda_graph_trees only: after this call the program reads the outputs of these calls (0-based,
+    /// this one or earlier), e.g. prints them; the simulation says what each read gives.
+    std::vector<int> reads;
     SymbolValues symbols;
     std::map<std::string, Binding> inputs; ///< placeholder name -> binding
     /// How long the caller keeps the returned outputs: 0 = dropped before the next call,
@@ -97,12 +102,22 @@ struct CacheCompileSpec {
     std::optional<Existing> existing;
 };
 
+/// Which runtime the scenario's calls go through: TorchAir's aclgraph (reduce-overhead, npugraph_ex;
+/// `backend` says which front end) or Inductor's CUDA Graph Trees (torch.compile(mode=
+/// "reduce-overhead") on CUDA, docs/cuda-graph-trees.md).
+enum class Runtime { Aclgraph, CudaGraphTrees };
+
 struct Scenario {
     std::string path; ///< file it was read from, for messages
     int version = kFormatVersion;
     std::string name;
     std::string comment; ///< what the scenario demonstrates
+    Runtime runtime = Runtime::Aclgraph; ///< `runtime` ("torchair" and "npugraph_ex" also set backend)
     std::optional<config::Backend> backend; ///< absent = config::guessBackend(config)
+    /// cuda_graph_trees: `frames`, the Python function (code object) Dynamo compiled each graph from,
+    /// by graph id; a graph not listed is compiled from "forward". Graphs of one frame share its
+    /// recompile limit (torch._dynamo.config.recompile_limit).
+    std::map<std::string, std::string> frames;
     std::vector<std::pair<std::string, PyValue>> config; ///< settings in file order, names as written
     DeviceSpec device;
     std::vector<Graph> graphs;

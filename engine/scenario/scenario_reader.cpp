@@ -213,8 +213,8 @@ public:
                 "unsupported version " + std::to_string(version) + " (versions start at 1)");
         s.version = int(version);
         m_r.checkKeys(obj, "$",
-            { "format", "version", "name", "backend", "config", "device", "operators", "cache_compile", "graphs",
-                "calls" });
+            { "format", "version", "name", "runtime", "backend", "config", "device", "operators", "cache_compile",
+                "frames", "graphs", "calls" });
         if (const Json* v = JsonReader::find(obj, "name"))
             s.name = m_r.string(*v, "$.name");
         if (const Json* v = JsonReader::find(obj, "comment"))
@@ -229,12 +229,38 @@ public:
                 m_r.fail(ErrorCode::InvalidArgument, "$.backend",
                     "unknown backend '" + b + "' (expected \"torchair\" or \"npugraph_ex\")");
         }
+        if (const Json* v = JsonReader::find(obj, "runtime")) {
+            const std::string r = m_r.string(*v, "$.runtime");
+            std::optional<config::Backend> implied;
+            if (r == "cuda_graph_trees")
+                s.runtime = Runtime::CudaGraphTrees;
+            else if (r == "torchair")
+                implied = config::Backend::TorchAir;
+            else if (r == "npugraph_ex")
+                implied = config::Backend::NpugraphEx;
+            else
+                m_r.fail(ErrorCode::InvalidArgument, "$.runtime",
+                    "unknown runtime '" + r + "' (expected \"torchair\", \"npugraph_ex\" or \"cuda_graph_trees\")");
+            if (s.backend && (s.runtime == Runtime::CudaGraphTrees || s.backend != implied))
+                m_r.fail(ErrorCode::InvalidArgument, "$.runtime",
+                    "runtime '" + r + "' contradicts \"backend\": \"" + config::backendName(*s.backend)
+                        + "\" (give one of the two)");
+            if (implied)
+                s.backend = implied;
+        }
         if (const Json* v = JsonReader::find(obj, "config")) {
             for (const auto& [k, value] : m_r.object(*v, "$.config").items())
                 s.config.emplace_back(k, configValue(m_r, value, JsonReader::key("$.config", k), isPoolOption(k)));
         }
+        if (s.runtime == Runtime::CudaGraphTrees) {
+            s.device.profile = memory::Profile::Cuda; // the runtime's device unless `device` says otherwise
+            s.device.capacityBytes = 80ull << 30; // an H100's 80 GB, as a default
+        }
         if (const Json* v = JsonReader::find(obj, "device"))
-            s.device = readDevice(*v, "$.device");
+            s.device = readDevice(*v, "$.device", s.device);
+        if (s.runtime == Runtime::CudaGraphTrees && s.device.profile != memory::Profile::Cuda)
+            m_r.fail(ErrorCode::InvalidArgument, "$.device.profile",
+                "the cuda_graph_trees runtime runs on a CUDA device; profile must be \"cuda\"");
         if (const Json* v = JsonReader::find(obj, "operators"))
             s.operators = readOperators(*v, "$.operators", s.diagnostics);
         s.graphs
@@ -244,8 +270,35 @@ public:
             for (size_t i = 0; i < calls.size(); ++i)
                 readCall(s, calls[i], JsonReader::index("$.calls", i));
         }
-        if (const Json* v = JsonReader::find(obj, "cache_compile"))
+        if (const Json* v = JsonReader::find(obj, "cache_compile")) {
+            if (s.runtime == Runtime::CudaGraphTrees)
+                m_r.fail(ErrorCode::InvalidArgument, "$.cache_compile",
+                    "cache_compile is TorchAir's; the cuda_graph_trees runtime has none");
             s.cacheCompile = readCacheCompile(s, *v, "$.cache_compile");
+        }
+        if (const Json* v = JsonReader::find(obj, "frames")) {
+            if (s.runtime != Runtime::CudaGraphTrees)
+                m_r.fail(ErrorCode::InvalidArgument, "$.frames", "frames apply to the cuda_graph_trees runtime only");
+            for (const auto& [frame, list] : m_r.object(*v, "$.frames").items()) {
+                const std::string path = JsonReader::key("$.frames", frame);
+                const Json& ids = m_r.array(list, path);
+                for (size_t i = 0; i < ids.size(); ++i) {
+                    const std::string idPath = JsonReader::index(path, i);
+                    const std::string id = m_r.string(ids[i], idPath);
+                    if (!s.graph(id))
+                        m_r.fail(ErrorCode::InvalidArgument, idPath, "unknown graph '" + id + "'");
+                    if (!s.frames.emplace(id, frame).second)
+                        m_r.fail(ErrorCode::InvalidArgument, idPath, "graph '" + id + "' is in two frames");
+                }
+            }
+        }
+        for (size_t i = 0; i < s.calls.size(); ++i) {
+            const Call& c = s.calls[i];
+            if (s.runtime != Runtime::CudaGraphTrees && (c.markStepBegin || !c.reads.empty()))
+                m_r.fail(ErrorCode::InvalidArgument, c.sourcePath,
+                    std::string(c.markStepBegin ? "mark_step_begin" : "reads")
+                        + " applies to the cuda_graph_trees runtime only");
+        }
         return s;
     }
 
@@ -398,9 +451,8 @@ private:
         return c;
     }
 
-    DeviceSpec readDevice(const Json& v, const std::string& path)
+    DeviceSpec readDevice(const Json& v, const std::string& path, DeviceSpec d)
     {
-        DeviceSpec d;
         const Json& obj = m_r.object(v, path);
         m_r.checkKeys(obj, path,
             { "profile", "capacity_bytes", "capacity", "l2_bytes", "l2", "cube_cores", "vector_cores", "copy_gbps",
@@ -572,7 +624,8 @@ private:
     void readCall(Scenario& s, const Json& v, const std::string& path)
     {
         const Json& obj = m_r.object(v, path);
-        m_r.checkKeys(obj, path, { "graph", "symbols", "inputs", "keep_outputs", "core_limit", "repeat" });
+        m_r.checkKeys(obj, path,
+            { "graph", "symbols", "inputs", "keep_outputs", "core_limit", "repeat", "mark_step_begin", "reads" });
         Call c;
         c.sourcePath = path;
         std::string graphPath = JsonReader::key(path, "graph");
@@ -635,6 +688,21 @@ private:
                 c.keepOutputs = int(std::min<int64_t>(m_r.integerAtLeast(*keep, keepPath, 0), INT32_MAX));
             else
                 m_r.wrongType(*keep, keepPath, "an integer >= 0 or \"all\"");
+        }
+        if (const Json* mark = JsonReader::find(obj, "mark_step_begin"))
+            c.markStepBegin = m_r.boolean(*mark, JsonReader::key(path, "mark_step_begin"));
+        if (const Json* reads = JsonReader::find(obj, "reads")) {
+            const std::string readsPath = JsonReader::key(path, "reads");
+            const Json& list = m_r.array(*reads, readsPath);
+            for (size_t i = 0; i < list.size(); ++i) {
+                const std::string at = JsonReader::index(readsPath, i);
+                const int64_t call = m_r.integerAtLeast(list[i], at, 0);
+                if (uint64_t(call) > firstIndex)
+                    m_r.fail(ErrorCode::InvalidArgument, at,
+                        "call " + std::to_string(call) + " has not run yet (this is call " + std::to_string(firstIndex)
+                            + "; a call reads its own or earlier outputs)");
+                c.reads.push_back(int(call));
+            }
         }
         if (const Json* limit = JsonReader::find(obj, "core_limit"))
             c.coreLimit = readCoreLimit(s.device, *limit, JsonReader::key(path, "core_limit"));

@@ -189,7 +189,7 @@ Compared compareStored(
         if (!overrides)
             return { nullptr, QString::fromStdString(overrides.error().toString()) };
         labels[i] = runLabel(runs[i]->row, *overrides).toStdString();
-        configs[i] = engine::report::runConfigPairs(runs[i]->sim.options.backend, runs[i]->configJson);
+        configs[i] = engine::report::runConfigPairs(runs[i]->sim, runs[i]->configJson);
     }
     return { std::make_shared<const engine::report::RunComparison>(
                  engine::report::compareRuns(runs[0]->sim, runs[1]->sim, labels[0], labels[1], configs[0], configs[1])),

@@ -1,5 +1,6 @@
 #include "gui/app/config_panel.h"
 
+#include "engine/config/cuda_options.h"
 #include "engine/config/options.h"
 #include "engine/report/run_config.h"
 #include "gui/app/compare_panel.h"
@@ -32,6 +33,8 @@ struct ConfigPanel::Loaded {
     qlonglong runId = 0;
     QString title;
     engine::config::Backend backend = engine::config::Backend::TorchAir;
+    /// The run went through CUDA Graph Trees: options index config::cudaOptionTable(), one spelling.
+    bool cuda = false;
     std::vector<engine::report::RunOption> options; ///< by option table index; none for a recording
     /// A recording has no TorchAir options: its allocator settings are shown read-only instead.
     engine::runtime::RunOrigin origin;
@@ -267,8 +270,12 @@ std::shared_ptr<const ConfigPanel::Loaded> ConfigPanel::loadConfig(storage::Data
         return out;
     }
     out->backend = run->backend;
-    out->options = engine::report::runOptions(out->backend, run->configJson);
-    out->title = runLabel(run->row, *overrides) + " (" + engine::config::backendName(out->backend) + ")";
+    out->cuda = run->row.backend == "cuda_graph_trees";
+    out->options = out->cuda ? engine::report::cudaRunOptions(run->configJson)
+                             : engine::report::runOptions(out->backend, run->configJson);
+    out->title = runLabel(run->row, *overrides) + " ("
+        + (out->cuda ? QString("cuda_graph_trees: PyTorch's options") : engine::config::backendName(out->backend))
+        + ")";
     return out;
 }
 
@@ -301,7 +308,12 @@ void ConfigPanel::buildForm()
         m_settings->setItem(row, 0, n);
         m_settings->setItem(row, 1, v);
     }
-    for (size_t i = 0; m_loaded && i < m_loaded->options.size(); ++i) {
+    // A CUDA Graph Trees run has PyTorch's options, one spelling each: the first name column holds it.
+    m_table->setHorizontalHeaderLabels(
+        { m_loaded && m_loaded->cuda ? "PyTorch option" : "torchair", "npugraph_ex", "value", "default", "" });
+    for (size_t i = 0; m_loaded && m_loaded->cuda && i < m_loaded->options.size(); ++i)
+        cudaRow(int(i));
+    for (size_t i = 0; m_loaded && !m_loaded->cuda && i < m_loaded->options.size(); ++i) {
         const engine::report::RunOption& o = m_loaded->options[i];
         const engine::config::OptionSpec& spec = engine::config::optionTable()[o.spec];
         const QString tip = QString::fromStdString(spec.effect) + (spec.inCacheKey ? " (in the compile-cache key)" : "")
@@ -323,45 +335,8 @@ void ConfigPanel::buildForm()
             continue;
         }
         const QString value = m_edits.contains(row) ? m_edits[row] : QString::fromStdString(o.value);
-        auto commit = [this, row](const QString& v) { edited(row, v); };
         const bool torchair = m_loaded->backend == engine::config::Backend::TorchAir;
-        const auto& choices = torchair ? spec.torchairChoices : spec.npugraphExChoices;
-        bool isInt = false;
-        const int intValue = value.toInt(&isInt);
-        QWidget* editor = nullptr;
-        if (spec.type == "bool" && (value == "True" || value == "False")) {
-            auto* box = new QCheckBox;
-            box->setChecked(value == "True");
-            connect(box, &QCheckBox::toggled, this, [commit](bool on) { commit(on ? "True" : "False"); });
-            editor = box;
-        } else if (spec.type == "int" && isInt && intValue >= 0) {
-            // 0 is allowed where TorchAir refuses it (capture limit), to see TorchAir's message.
-            auto* spin = new QSpinBox;
-            spin->setRange(0, INT_MAX);
-            spin->setValue(intValue);
-            connect(spin, QOverload<int>::of(&QSpinBox::valueChanged), this,
-                [commit](int v) { commit(QString::number(v)); });
-            editor = spin;
-        } else if (spec.type == "choice" && !choices.empty()) {
-            auto* combo = new QComboBox;
-            for (const engine::PyValue& c : choices)
-                combo->addItem(QString::fromStdString(c.repr()));
-            if (combo->findText(normalized(value)) < 0)
-                combo->addItem(value);
-            combo->setCurrentIndex(
-                combo->findText(normalized(value)) >= 0 ? combo->findText(normalized(value)) : combo->count() - 1);
-            // As wide as the value it shows (not its longest choice: the dock is narrow; the popup
-            // shows every choice whole).
-            combo->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
-            combo->setMinimumContentsLength(4);
-            connect(combo, &QComboBox::currentTextChanged, this, commit);
-            editor = combo;
-        } else {
-            auto* edit = new QLineEdit(value);
-            edit->setPlaceholderText("a Python literal");
-            connect(edit, &QLineEdit::textChanged, this, commit);
-            editor = edit;
-        }
+        QWidget* editor = editorFor(row, spec.type, value, torchair ? spec.torchairChoices : spec.npugraphExChoices);
         editor->setObjectName(QString::fromStdString("edit:" + o.name));
         editor->setToolTip(QString::fromStdString(o.name) + ": " + tip);
         editor->setEnabled(m_readOnlyReason.isEmpty());
@@ -370,6 +345,70 @@ void ConfigPanel::buildForm()
     refreshMarks();
     if (!m_readOnlyReason.isEmpty() && m_loaded && !recorded)
         showMessage(m_readOnlyReason, false);
+}
+
+QWidget* ConfigPanel::editorFor(
+    int row, const std::string& type, const QString& value, const std::vector<engine::PyValue>& choices)
+{
+    auto commit = [this, row](const QString& v) { edited(row, v); };
+    bool isInt = false;
+    const int intValue = value.toInt(&isInt);
+    if (type == "bool" && (value == "True" || value == "False")) {
+        auto* box = new QCheckBox;
+        box->setChecked(value == "True");
+        connect(box, &QCheckBox::toggled, this, [commit](bool on) { commit(on ? "True" : "False"); });
+        return box;
+    }
+    if (type == "int" && isInt && intValue >= 0) {
+        // 0 is allowed where TorchAir refuses it (capture limit), to see TorchAir's message.
+        auto* spin = new QSpinBox;
+        spin->setRange(0, INT_MAX);
+        spin->setValue(intValue);
+        connect(
+            spin, QOverload<int>::of(&QSpinBox::valueChanged), this, [commit](int v) { commit(QString::number(v)); });
+        return spin;
+    }
+    if (type == "choice" && !choices.empty()) {
+        auto* combo = new QComboBox;
+        for (const engine::PyValue& c : choices)
+            combo->addItem(QString::fromStdString(c.repr()));
+        if (combo->findText(normalized(value)) < 0)
+            combo->addItem(value);
+        combo->setCurrentIndex(
+            combo->findText(normalized(value)) >= 0 ? combo->findText(normalized(value)) : combo->count() - 1);
+        // As wide as the value it shows (not its longest choice: the dock is narrow; the popup
+        // shows every choice whole).
+        combo->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+        combo->setMinimumContentsLength(4);
+        connect(combo, &QComboBox::currentTextChanged, this, commit);
+        return combo;
+    }
+    auto* edit = new QLineEdit(value);
+    edit->setPlaceholderText("a Python literal");
+    connect(edit, &QLineEdit::textChanged, this, commit);
+    return edit;
+}
+
+void ConfigPanel::cudaRow(int row)
+{
+    const engine::report::RunOption& o = m_loaded->options[size_t(row)];
+    const engine::config::CudaOptionSpec& spec = engine::config::cudaOptionTable()[o.spec];
+    QString tip = QString::fromStdString(spec.effect + " (" + spec.source + ")");
+    if (!spec.modelled)
+        tip += "\nAccepted, but it changes nothing the simulator models.";
+    m_table->setItem(
+        row, TorchairColumn, textItem(o.name, tip + "\ndefault: " + QString::fromStdString(o.defaultValue)));
+    m_table->setItem(row, NpugraphExColumn, textItem({}, {}));
+    m_table->setItem(row, DefaultColumn, textItem(o.defaultValue, "default"));
+    auto* mark = new QTableWidgetItem;
+    mark->setFlags(Qt::ItemIsEnabled | Qt::ItemIsSelectable);
+    m_table->setItem(row, MarkColumn, mark);
+    const QString value = m_edits.contains(row) ? m_edits[row] : QString::fromStdString(o.value);
+    QWidget* editor = editorFor(row, spec.type, value, spec.choices);
+    editor->setObjectName(QString::fromStdString("edit:" + o.name));
+    editor->setToolTip(QString::fromStdString(o.name) + ": " + tip);
+    editor->setEnabled(m_readOnlyReason.isEmpty());
+    m_table->setCellWidget(row, ValueColumn, editor);
 }
 
 void ConfigPanel::setReadOnly(const QString& reason)
@@ -474,7 +513,8 @@ void ConfigPanel::fitColumns()
             for (const QString& part : SeamWrapDelegate::breakable(item->text()).split(QChar(0x200B)))
                 piece[size_t(c)] = std::max(piece[size_t(c)], m.horizontalAdvance(part) + margin + grid);
         }
-    const int own = m_loaded->backend == engine::config::Backend::TorchAir ? TorchairColumn : NpugraphExColumn;
+    const int own
+        = m_loaded->cuda || m_loaded->backend == engine::config::Backend::TorchAir ? TorchairColumn : NpugraphExColumn;
     const int other = own == TorchairColumn ? NpugraphExColumn : TorchairColumn;
     m_table->setColumnHidden(MarkColumn, m_edits.isEmpty());
     const int width = m_table->viewport()->width();
@@ -489,7 +529,7 @@ void ConfigPanel::fitColumns()
     if (!showDefault)
         defaults = 0;
     const int rest = width - mark - value - defaults;
-    const bool both = rest >= natural[size_t(own)] + natural[size_t(other)];
+    const bool both = !m_loaded->cuda && rest >= natural[size_t(own)] + natural[size_t(other)];
     m_table->setColumnHidden(other, !both);
     if (both)
         m_table->setColumnWidth(other, natural[size_t(other)]);

@@ -20,6 +20,12 @@
 #include <QMap>
 #include <QWidget>
 #include <memory>
+#include <string>
+#include <vector>
+
+namespace engine {
+struct PyValue;
+}
 
 class QFutureWatcherBase;
 class QLabel;
@@ -90,6 +96,12 @@ private:
     static std::shared_ptr<const Loaded> loadConfig(storage::Database& db, qlonglong runId);
     void load(qlonglong runId, bool keepEdits);
     void buildForm();
+    /// One row of a CUDA Graph Trees run's form: PyTorch's option, its editor by type, its default.
+    void cudaRow(int row);
+    /// The value editor of form row `row` by the option's type: a check box, a spin box, a combo box of
+    /// its choices, else a line edit taking a Python literal.
+    QWidget* editorFor(
+        int row, const std::string& type, const QString& value, const std::vector<engine::PyValue>& choices);
     void edited(int option, const QString& value);
     void refreshMarks();
     void finished(const std::shared_ptr<Job>& job, const Outcome& outcome);

@@ -22,9 +22,11 @@ bool parseInt(const std::string& s, int& out)
 
 int generateCommand(const std::vector<std::string>& args, std::ostream& out, std::ostream& err)
 {
-    const char* usage = "usage: aclgraph-inspector generate decoder [--layers N] [--hidden N] [--intermediate N] "
-                        "[--vocab N] [--max-batch N] [--max-seq N] [--prompt-len N] [--static-decode BATCH] "
-                        "[--batches B1,B2,...] [--decode-calls N] [--config JSON] [-o FILE]\n";
+    const char* usage
+        = "usage: aclgraph-inspector generate decoder [--layers N] [--hidden N] [--intermediate N] "
+          "[--vocab N] [--max-batch N] [--max-seq N] [--prompt-len N] [--static-decode BATCH] "
+          "[--batches B1,B2,...] [--decode-calls N] [--runtime torchair|cuda_graph_trees] [--config JSON] "
+          "[-o FILE]\n";
     if (args.empty() || args[0] != "decoder") {
         err << usage;
         return 2;
@@ -86,6 +88,11 @@ int generateCommand(const std::vector<std::string>& args, std::ostream& out, std
                     break;
                 start = comma + 1;
             }
+        } else if (a == "--runtime") {
+            ok = v == "torchair" || v == "cuda_graph_trees";
+            spec.cuda = v == "cuda_graph_trees";
+            if (!ok)
+                err << "generate: --runtime takes torchair or cuda_graph_trees, not '" << v << "'\n";
         } else if (a == "--config")
             config = v;
         else if (a == "-o" || a == "--output")

@@ -1,12 +1,13 @@
 // Loading a report's inputs and writing its formats (report_builder.h).
 #include "gui/report/report_builder.h"
 
-#include "engine/ingest/source.h"
 #include "engine/core/text_codec.h"
+#include "engine/ingest/source.h"
 #include "engine/report/report_doc.h"
 #include "engine/report/report_html.h"
 #include "engine/report/run_compare.h"
 #include "engine/report/run_config.h"
+#include "engine/report/simulation_report.h"
 #include "gui/report/report_inputs.h"
 #include "gui/report/report_pdf.h"
 
@@ -23,8 +24,8 @@ namespace {
 
 std::vector<std::pair<std::string, std::string>> configPairs(const LoadedRun& r)
 {
-    return r.configJson.empty() ? engine::report::runConfigPairs(r.sim.options)
-                                : engine::report::runConfigPairs(r.sim.options.backend, r.configJson);
+    return engine::report::runConfigPairs(
+        r.sim, r.configJson.empty() ? engine::report::simulationConfigJson(r.sim) : r.configJson);
 }
 
 /// The run's label for one run; "Compile cache PATH" for one cache input; else counts.

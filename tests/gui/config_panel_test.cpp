@@ -2,6 +2,7 @@
 // every option, editors by type, bold for non-default values; toggling enable_output_clone
 // re-simulates after the settle delay and announces a new run (then the same edit is reused); a
 // custom pool handle TorchAir refuses shows TorchAir's message inline and stores nothing; Reset.
+#include "engine/config/cuda_options.h"
 #include "engine/config/options.h"
 #include "engine/config/setting_text.h"
 #include "gui/app/config_panel.h"
@@ -36,6 +37,7 @@ private slots:
     void invalidValueShowsTorchairsMessage();
     void simulateButtonAndReset();
     void recordingShowsItsAllocatorSettings();
+    void cudaRunShowsPyTorchOptionsAndResimulates();
 
 private:
     void show(gui::ProjectSession& session, gui::ConfigPanel& panel, qlonglong runId);
@@ -277,6 +279,57 @@ void ConfigPanelTest::recordingShowsItsAllocatorSettings()
     QVERIFY(!panel.table()->isHidden());
     QVERIFY(settings->isHidden());
     QCOMPARE(panel.table()->rowCount(), int(engine::config::optionTable().size()));
+}
+
+void ConfigPanelTest::cudaRunShowsPyTorchOptionsAndResimulates()
+{
+    // A CUDA Graph Trees run (sample 13, warn limit 3): PyTorch's options, one spelling each.
+    QTemporaryDir dir;
+    QString project;
+    importSampleWithRun(dir, "13_cuda_dynamic_sizes.json", project);
+    if (QTest::currentTestFailed())
+        return;
+    auto db = storage::openProject(project.toStdString());
+    QVERIFY(db.ok());
+    auto runs = storage::listRuns(*db);
+    QVERIFY(runs.ok() && runs->size() == 1);
+    const qlonglong base = runs->front().id;
+    gui::ProjectSession session;
+    gui::ConfigPanel panel(&session);
+    QSignalSpy shown(&panel, &gui::ConfigPanel::shown);
+    guitest::select(session, project, "run", base);
+    QVERIFY(shown.wait(20000));
+    QVERIFY(panel.findChild<QLabel*>("configTitle")->text().contains("cuda_graph_trees"));
+    QTableWidget* table = panel.table();
+    QCOMPARE(table->rowCount(), int(engine::config::cudaOptionTable().size()));
+    QCOMPARE(table->horizontalHeaderItem(Column::TorchairColumn)->text(), QString("PyTorch option"));
+    QVERIFY(table->isColumnHidden(Column::NpugraphExColumn));
+    const std::string limitName = "torch._inductor.config.triton.cudagraph_dynamic_shape_warn_limit";
+    auto* limit = panel.findChild<QLineEdit*>(QString::fromStdString("edit:" + limitName));
+    QVERIFY(limit);
+    QCOMPARE(limit->text(), QString("3"));
+    QVERIFY(limit->font().bold()); // away from PyTorch's default 8
+    QVERIFY(panel.findChild<QCheckBox*>("edit:torch._inductor.config.graph_partition"));
+    QVERIFY(panel.findChild<QSpinBox*>("edit:torch._dynamo.config.recompile_limit"));
+
+    // None silences the distinct-size warning: re-simulated with PyTorch's option name.
+    QSignalSpy stored(&panel, &gui::ConfigPanel::runStored);
+    limit->setText("None");
+    QCOMPARE(panel.editedOverrides(), QStringList { QString::fromStdString(limitName + "=None") });
+    QVERIFY(stored.wait(30000));
+    const qlonglong newRun = stored.takeFirst().at(0).toLongLong();
+    QVERIFY(newRun != base);
+    auto after = storage::readRun(*db, newRun);
+    QVERIFY(after.ok());
+    QVERIFY(after->sim.cuda.has_value());
+    for (const std::string& w : after->sim.warnings)
+        QVERIFY2(w.find("distinct sizes") == std::string::npos, w.c_str());
+    auto before = storage::readRun(*db, base);
+    QVERIFY(before.ok());
+    bool warned = false;
+    for (const std::string& w : before->sim.warnings)
+        warned |= w.find("We have observed 4 distinct sizes") != std::string::npos;
+    QVERIFY(warned);
 }
 
 QTEST_MAIN(ConfigPanelTest)

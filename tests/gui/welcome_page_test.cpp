@@ -23,10 +23,11 @@ private slots:
 void WelcomePageTest::readsTheBundledSamples()
 {
     const auto samples = gui::WelcomePage::readSamples(QString(ACLGI_SOURCE_DIR) + "/resources/samples");
-    QCOMPARE(samples.size(), 9);
+    QCOMPARE(samples.size(), 13);
     QCOMPARE(samples[3].first, QString("The KV cache moves: recapture storm"));
     QCOMPARE(samples[3].second, QString("Layer 0's K cache is a mutated input."));
     QCOMPARE(samples[8].first, QString("Capture limit reached: fallback to eager"));
+    QCOMPARE(samples[12].first, QString("CUDA Graph Trees: one recording per batch size"));
     for (const auto& s : samples) {
         QVERIFY(!s.second.isEmpty());
         QVERIFY2(s.second.endsWith('.'), qPrintable(s.second));

@@ -246,8 +246,9 @@ TEST(RunStore, RunsReadBackAsTheyWereSimulatedWithMemoryAtEveryEvent)
         EXPECT_EQ(row.id, ids[i]);
         EXPECT_FALSE(row.sourceId.has_value());
         EXPECT_EQ(row.scenarioPath, stored(sim.scenarioPath));
-        EXPECT_EQ(row.backend, engine::config::backendName(sim.options.backend));
-        EXPECT_EQ(row.profile, "npu");
+        // The CUDA Graph Trees samples (10-13) store their runtime and the CUDA profile.
+        EXPECT_EQ(row.backend, sim.cuda ? "cuda_graph_trees" : engine::config::backendName(sim.options.backend));
+        EXPECT_EQ(row.profile, sim.cuda ? "cuda" : "npu");
         EXPECT_EQ(row.calls, sim.callsSimulated);
         EXPECT_EQ(row.events, int(sim.events.size()));
         EXPECT_EQ(row.hazards, int(sim.hazards.size()));

@@ -90,6 +90,12 @@ struct GraphState {
     bool skipLogged = false;
 };
 
+// "skipping cudagraphs due to <reason>" (cudagraph_utils.py:206-215 log_cudagraph_skip_and_bump_counter).
+std::string skipText(const std::string& reason)
+{
+    return "skipping cudagraphs due to " + reason;
+}
+
 enum class Check { Success, ManagedIdxMismatch, ExpectedDeadMismatch, StaticIdxMismatch };
 
 std::string joinLabels(const std::vector<std::string>& labels)
@@ -109,6 +115,8 @@ public:
         , lastRead_(calls.size(), -1)
     {
         // §6 L6 liveness: an output is held until its last read (or to the end if holdsOutput).
+        for (size_t k = 0; k < calls.size(); ++k)
+            lastRead_[k] = std::max(lastRead_[k], calls[k].heldThrough);
         for (size_t k = 0; k < calls.size(); ++k)
             for (const std::string& of : calls[k].readsAfter) {
                 const int i = resolve(of, k);
@@ -131,13 +139,34 @@ public:
         r.newGeneration = currentGen_ != currGeneration();
 
         GraphState& gs = graphs_[c.graph];
+        if (!c.dynamoEager.empty()) {
+            // §8 D3: Dynamo skips the frame; the wrapper was entered, so the generation advanced.
+            r.action = Action::Eager;
+            r.why = c.dynamoEager;
+            outputs_[k] = Output { -1, Action::Eager, false, true };
+            finishReads(r);
+            return r;
+        }
+        if (!c.skipCudagraphs.empty()) {
+            // §7 K2-K6: decided at compile time, logged once for the graph (cudagraph_post_compile).
+            if (!gs.skipLogged) {
+                gs.skipLogged = true;
+                r.warnings.push_back(skipText(c.skipCudagraphs));
+            }
+            r.action = Action::Eager;
+            r.why = "graph " + c.graph + " skips cudagraphs (" + c.skipCudagraphs
+                + "): the compiled code runs directly, outside the pool (§7)";
+            outputs_[k] = Output { -1, Action::Eager, false, true };
+            finishReads(r);
+            return r;
+        }
         if (c.dynamicGraph && options_.skip_dynamic_graphs) {
             // §7 K5 (compile_fx.py): decided at compile time, logged once for the graph; the
             // compiled code then runs directly on every call.
-            if (!gs.skipLogged) {
+            if (!gs.skipLogged && !options_.graph_partition) {
                 gs.skipLogged = true;
-                r.warnings.push_back("skipping cudagraphs due to graph with symbolic shapes inputs "
-                                     "and config.triton.cudagraph_skip_dynamic_graphs=True.");
+                r.warnings.push_back(skipText("graph with symbolic shapes inputs "
+                                              "and config.triton.cudagraph_skip_dynamic_graphs=True."));
             }
             r.action = Action::Eager;
             r.why = "graph " + c.graph
@@ -177,6 +206,7 @@ public:
             gs.fnCache[c.sizes] = fid;
             fidGraph_[fid] = c.graph;
         }
+        r.fid = fid;
         run(fid, r);
         finishReads(r);
         return r;
@@ -234,7 +264,7 @@ private:
 
     // §6 L3 dealloc_current_path_weakrefs (2600-2647): frees and poisons the live outputs of every
     // node on the path, replayed nodes a warm-up or recording hangs under included.
-    std::vector<std::string> deallocCurrentPath()
+    std::vector<std::string> deallocCurrentPath(CallResult& r)
     {
         std::vector<std::string> freed;
         for (int n : path())
@@ -244,17 +274,20 @@ private:
                         freed.push_back(calls_[i].label);
                     outputs_[i].poisoned = true;
                 }
+        // Outputs no longer held were freed by their own deleters when the program dropped them.
+        r.freedOutputsOf = freed;
         return freed;
     }
 
     // §3 step 1: try_end_curr_recording (:2180, 2509-2513) / try_end_curr_warmup (:2183, :2541).
-    void endPendingWarmupOrRecording(std::string& why)
+    void endPendingWarmupOrRecording(CallResult& r)
     {
+        std::string& why = r.why;
         if (state_ != PathState::Recording && state_ != PathState::Warmup)
             return;
         const char* what = state_ == PathState::Recording ? "recording" : "warm-up";
         if (canStartNewGeneration()) {
-            const std::vector<std::string> freed = deallocCurrentPath();
+            const std::vector<std::string> freed = deallocCurrentPath(r);
             why += std::string("new generation ended the ") + what + " path";
             why += freed.empty()
                 ? " (§3 step 1); "
@@ -398,6 +431,21 @@ private:
         return text;
     }
 
+    // §7 K1: mutated inputs that are neither static nor pool-managed (cudagraph-managed outputs of
+    // the current path may be mutated, cudagraph_support_input_mutation).
+    size_t unmanagedMutations(const Call& c) const
+    {
+        if (c.mutatedInputs.empty())
+            return 0;
+        const std::map<size_t, uint64_t> managed = managedInputs(c);
+        size_t n = 0;
+        for (size_t i : c.mutatedInputs)
+            if (i < c.inputs.size() && !c.inputs[i].isStatic
+                && !(options_.support_input_mutation && managed.count(i) > 0))
+                ++n;
+        return n;
+    }
+
     void runEagerOutsidePool(CallResult& r)
     {
         r.action = Action::Eager;
@@ -409,8 +457,18 @@ private:
     {
         const Call& c = calls_[k_];
         // Step 1 (:2180 / :2183).
-        endPendingWarmupOrRecording(r.why);
-        // Step 2 (:2185-2195): re-record limit early exit (mutation hints: §7 K1, not modelled).
+        endPendingWarmupOrRecording(r);
+        // Step 2 (:2185-2195): mutation hint (§7 K1, check_for_mutation, cudagraph_utils.py ≈130-162)
+        // and the re-record limit early exit.
+        if (const size_t mutated = unmanagedMutations(c); mutated > 0) {
+            runEagerOutsidePool(r);
+            if (warnedMutation_.insert(fid).second)
+                r.warnings.push_back(skipText("mutated inputs (" + std::to_string(mutated) + " instances)"));
+            r.why += "the graph mutates " + std::to_string(mutated)
+                + " input(s) that are neither static nor outputs of the pool: runs eagerly outside the "
+                  "pool (§3 step 2, §7 K1)";
+            return;
+        }
         if (exceedRerecordLimit(nodeKey(), fid)) {
             runEagerOutsidePool(r);
             r.why += "function " + std::to_string(fid) + " exceeded the re-record limit on node "
@@ -434,6 +492,8 @@ private:
             state_ = PathState::Warmup;
             updateGeneration();
             r.action = Action::Warmup;
+            r.node = node.graphId;
+            r.checkpoint = checkpoint;
             outputs_[k_] = Output { current_, Action::Warmup, false, true };
             if (!warm)
                 r.why += "first call of " + fnText(fid) + ": warm-up (§3 step 3, W1)";
@@ -465,9 +525,11 @@ private:
                     unexpected = true; // R5: only these two count
                     if (status == Check::ManagedIdxMismatch) {
                         reason = managedMismatchReason(node, c);
+                        r.rerecordReasons.push_back(reason);
                         r.why += "a pool-managed input moved since " + node.recordedBy + "'s recording (§5 R1 (1)); ";
                     } else {
                         reason = staticMismatchReason(node, c);
+                        r.rerecordReasons.push_back(reason);
                         r.why += "static input " + firstMovedInput(node, c) + " moved since " + node.recordedBy
                             + "'s recording (§5 R1 (3)); ";
                     }
@@ -534,6 +596,8 @@ private:
         state_ = PathState::Recording;
         updateGeneration();
         r.action = Action::Record;
+        r.node = node.graphId;
+        r.checkpoint = child; // W7: apply_checkpoint_execution_state_in_allocator before a child
         outputs_[k_] = Output { id, Action::Record, false, true };
         if (unexpected)
             r.why += "new sibling recording of " + fnText(fid)
@@ -552,6 +616,7 @@ private:
         updateGeneration();
         const Node& node = nodes_[static_cast<size_t>(n)];
         r.action = Action::Replay;
+        r.node = node.graphId;
         r.replays = node.recordedBy;
         r.bytesCopied = nonStaticBytes(node, c); // §4 I4
         outputs_[k_] = Output { n, Action::Replay, false, true };
@@ -597,7 +662,7 @@ private:
     }
 
     const std::vector<Call>& calls_;
-    const Options& options_;
+    const Options options_;
     std::vector<Output> outputs_;
     std::vector<int> lastRead_;
     size_t k_ = 0;
@@ -608,6 +673,7 @@ private:
     std::vector<Node> nodes_;
     std::map<int, std::vector<int>> roots_;
     std::set<int> warmedUp_;
+    std::set<int> warnedMutation_; ///< warned_mutation: function ids warned about mutation (K1)
     std::map<std::pair<int64_t, int>, int64_t> numRerecord_;
     int current_ = -1;
     PathState state_ = PathState::None;
@@ -620,13 +686,37 @@ private:
 
 } // namespace
 
+struct Tree::Impl {
+    Impl(std::vector<Call> c, const Options& options)
+        : calls(std::move(c))
+        , manager(calls, options)
+    {
+    }
+    std::vector<Call> calls; // before manager: it keeps a reference
+    Manager manager;
+};
+
+Tree::Tree(std::vector<Call> calls, Options options)
+    : m_impl(std::make_unique<Impl>(std::move(calls), options))
+{
+}
+Tree::~Tree() = default;
+Call& Tree::call(size_t k)
+{
+    return m_impl->calls.at(k);
+}
+CallResult Tree::run(size_t k)
+{
+    return m_impl->manager.call(k);
+}
+
 std::vector<CallResult> simulateCalls(const std::vector<Call>& calls, const Options& options)
 {
-    Manager manager(calls, options);
+    Tree tree(calls, options);
     std::vector<CallResult> results;
     results.reserve(calls.size());
     for (size_t k = 0; k < calls.size(); ++k)
-        results.push_back(manager.call(k));
+        results.push_back(tree.run(k));
     return results;
 }
 

@@ -10,6 +10,7 @@
 /// pending backwards, §1 S9), no input mutation of non-static tensors (§7 K1), no Dynamo recompile
 /// limit (§8; the compiled graph of each call is an input), no memory (§9).
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -40,6 +41,10 @@ struct Options {
     bool force_cudagraphs_warmup = false;
     /// triton.skip_cudagraph_warmup (false): record on the first call (§3 step 3).
     bool skip_cudagraph_warmup = false;
+    /// graph_partition (True in 2.11): a dynamic graph under skip_dynamic_graphs becomes one
+    /// non-cudagraphable partition and nothing is logged (real f_skip_dynamic_graphs); without
+    /// partitioning compile_fx logs the K5 skip text.
+    bool graph_partition = true;
     /// TORCH_LOGS=+cudagraphs (DEBUG on the cudagraphs logger): re-record reasons are evaluated at
     /// once, and for a graph with int inputs that assertion fails (§5 R6, "Checked against the real
     /// runs", d_dynamic_warn).
@@ -68,11 +73,24 @@ struct Call {
     bool markStepBegin = false; ///< torch.compiler.cudagraph_mark_step_begin() before the call
     /// Labels of earlier calls (or this one) whose held output the program reads right after it.
     std::vector<std::string> readsAfter;
+    /// The program holds this call's output through call index `heldThrough` (-1: only until its
+    /// last read), e.g. a scenario's keep_outputs or a later call that takes it as an input.
+    int heldThrough = -1;
     /// The program keeps this call's output to the end; otherwise it holds it only until its last
     /// read (liveness, §6 L6).
     bool holdsOutput = false;
     /// The FX stack trace of the output (the user frame), quoted in the overwritten error (§6 L4).
     std::string outputStackTrace;
+    /// Indices into `inputs` the graph mutates (§7 K1): a mutated input that is neither static nor
+    /// pool-managed makes the call run eagerly outside the pool, warned once per function id.
+    std::vector<size_t> mutatedInputs;
+    /// §7 K2-K6: the compiled graph skips cudagraphs at compile time; PyTorch's message without the
+    /// "skipping cudagraphs due to " prefix, logged once per graph. The call runs the compiled code.
+    std::string skipCudagraphs;
+    /// Non-empty: the call runs without the tree, in words: Dynamo runs it without the compiled graph
+    /// (recompile limit hit, §8 D3), or cudagraphs are off (mode "default"). The generation still
+    /// advances (the torch.compile wrapper is entered).
+    std::string dynamoEager;
 };
 
 enum class Action { Warmup, Record, Replay, Eager, Error };
@@ -93,6 +111,38 @@ struct CallResult {
     std::vector<std::string> warnings; ///< PyTorch's exact texts
     bool newGeneration = false; ///< the call starts a new generation (§1 S6, S8)
     std::vector<ReadResult> reads;
+    int fid = -1; ///< the FunctionID the call ran as (-1: no cudagraph function, §2 F3)
+    /// The tree node it ran: cuda_graph_id for a record or replay (0, 1, ...), the warm-up node's id
+    /// (-1, -2, ...) for a warm-up; 0 otherwise (see action).
+    int64_t node = 0;
+    /// Labels of the calls whose outputs dealloc_current_path_weakrefs freed at the start of this
+    /// call (§6 L3), held or not: their blocks go back to the pool.
+    std::vector<std::string> freedOutputsOf;
+    /// apply_checkpoint_execution_state_in_allocator ran before this call's warm-up or child
+    /// recording (W6, W7): the live outputs of the replayed path become allocations again.
+    bool checkpoint = false;
+    /// The re-record reasons (§5 R6 texts, "static input data pointer changed.\n...") of the
+    /// recordings that failed their checks, in the order tried: one DEBUG line each.
+    std::vector<std::string> rerecordReasons;
+};
+
+/// The same model driven one call at a time, so a caller can give each call's input addresses
+/// only once the calls before it have run (an output fed back as an input lives where its call put
+/// it). Labels and readsAfter must be known up front (liveness, §6 L6).
+class Tree {
+public:
+    Tree(std::vector<Call> calls, Options options);
+    ~Tree();
+    Tree(const Tree&) = delete;
+    Tree& operator=(const Tree&) = delete;
+    /// Call k, to complete before run(k).
+    Call& call(size_t k);
+    /// Runs call k; calls run in order 0, 1, 2, ...
+    CallResult run(size_t k);
+
+private:
+    struct Impl;
+    std::unique_ptr<Impl> m_impl;
 };
 
 /// Pure and deterministic: the calls in program order on one device.
