@@ -141,6 +141,18 @@ void Run::buildTree()
             if (b.kind == scenario::Binding::Kind::OutputOf && b.call >= 0 && b.call < c)
                 m_heldThrough[size_t(b.call)] = std::max(m_heldThrough[size_t(b.call)], c);
     }
+    // When the program drops each call's outputs, and the last call that reads each (a read of a
+    // freed or overwritten output is reported at the read, not before).
+    m_releaseAt.assign(size_t(total), {});
+    m_lastReadBy.assign(size_t(total), -1);
+    for (int c = 0; c < total; ++c) {
+        const int through = m_heldThrough[size_t(c)];
+        if (through != INT_MAX)
+            m_releaseAt[size_t(std::max(through, c))].push_back(c);
+        for (int r : m_sc.calls[size_t(c)].reads)
+            if (r <= c)
+                m_lastReadBy[size_t(r)] = std::max(m_lastReadBy[size_t(r)], c);
+    }
     std::vector<Call> calls(static_cast<size_t>(total));
     for (int c = 0; c < total; ++c) {
         const scenario::Call& sc = m_sc.calls[size_t(c)];
@@ -390,10 +402,21 @@ void Run::bindInputs(GraphInfo& g, std::vector<uint64_t>& inputAddress, std::vec
     const scenario::Call& call = m_sc.calls[size_t(m_call)];
     const GraphAnalysis& a = g.analysis;
     inputAddress.assign(a.placeholders.size(), 0);
-    for (int pos : g.tensorPositions) {
+    // Input sizes depend only on the call's symbol values: worked out once per distinct values.
+    auto cached = g.inputBytes.find(call.symbols);
+    if (cached == g.inputBytes.end()) {
+        std::vector<uint64_t> sizes;
+        for (int pos : g.tensorPositions) {
+            auto b = g.graph->nodes[size_t(a.placeholders[size_t(pos)])].outputs[0].storageBytes(call.symbols);
+            sizes.push_back(b ? b.value() : 0);
+        }
+        cached = g.inputBytes.emplace(call.symbols, std::move(sizes)).first;
+    }
+    args.reserve(g.tensorPositions.size());
+    for (size_t i = 0; i < g.tensorPositions.size(); ++i) {
+        const int pos = g.tensorPositions[i];
         const Node& n = g.graph->nodes[size_t(a.placeholders[size_t(pos)])];
-        auto b = n.outputs[0].storageBytes(call.symbols);
-        const uint64_t bytes = b ? b.value() : 0;
+        const uint64_t bytes = cached->second[i];
         const bool isStatic = n.inputKind == InputKind::Parameter || n.inputKind == InputKind::Buffer
             || n.inputKind == InputKind::StaticAddress;
         scenario::Binding binding;
@@ -562,18 +585,13 @@ void Run::releaseCallTensors(int c)
     for (uint64_t address : m_callStorages)
         freeBlock(address);
     m_callStorages.clear();
-    for (int i = 0; i <= c; ++i)
-        if (m_heldThrough[size_t(i)] == c || (i == c && m_heldThrough[size_t(i)] <= c))
-            releaseOutputs(i);
+    for (int i : m_releaseAt[size_t(c)])
+        releaseOutputs(i);
 }
 
 bool Run::readsLater(int from, int c) const
 {
-    for (size_t k = size_t(c); k < m_sc.calls.size(); ++k)
-        for (int r : m_sc.calls[k].reads)
-            if (r == from)
-                return true;
-    return false;
+    return m_lastReadBy[size_t(from)] >= c;
 }
 
 void Run::releaseOutputs(int call)

@@ -355,13 +355,13 @@ std::vector<uint64_t> Run::replay(GraphInfo& g, const CallResult& r, const Call&
     // §4 I4: one _foreach_copy_ of every non-static, non-managed input into the recording's buffers.
     beginEvent(EventKind::InputUpdate, g.compileId, m_key,
         "copy " + std::to_string(r.bytesCopied) + " bytes of non-static inputs into the recording's buffers");
+    // Static inputs (weights, marked caches) are read where they are: only the others are listed.
     for (const TensorArg& in : t.inputs) {
+        if (in.isStatic)
+            continue;
         InputAction a;
         a.input = in.name;
-        if (in.isStatic) {
-            a.action = "parameter";
-            a.detail = "static input: read where it is (" + hex(in.address) + ")";
-        } else if (!in.outputOf.empty()) {
+        if (!in.outputOf.empty()) {
             a.action = "unchanged";
             a.detail = "output of " + in.outputOf + " in the pool: not copied";
         } else {
@@ -383,14 +383,16 @@ std::vector<uint64_t> Run::replay(GraphInfo& g, const CallResult& r, const Call&
     auto it = m_recordings.find(r.node);
     std::vector<uint64_t> outs = it == m_recordings.end() ? std::vector<uint64_t> {} : it->second.outputs;
     // A held output of an earlier replay of the same recording now holds this call's values.
-    for (int i = 0; i < m_call; ++i)
-        if (m_replayOf.count(i) && m_replayOf.at(i) == r.node && m_heldThrough[size_t(i)] >= m_call
-            && !readsLater(i, m_call) && m_overwriteReported.insert(i).second)
+    std::vector<int>& held = m_heldReplays[r.node];
+    held.erase(std::remove_if(held.begin(), held.end(), [this](int i) { return m_heldThrough[size_t(i)] < m_call; }),
+        held.end());
+    for (int i : held)
+        if (!readsLater(i, m_call) && m_overwriteReported.insert(i).second)
             addHazard(HazardKind::OutputOverwritten, g.compileId, m_key, callName(i),
                 callName(i) + "'s output is still held, and this replay of the same recording (cuda_graph_id="
                     + std::to_string(r.node) + ") writes its values over it silently",
                 i);
-    m_replayOf[m_call] = r.node;
+    m_heldReplays[r.node].push_back(m_call);
     return outs;
 }
 

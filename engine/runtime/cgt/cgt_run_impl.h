@@ -94,6 +94,7 @@ struct GraphInfo {
     int rerecords = 0;
     bool stormReported = false;
     bool limitReported = false;
+    std::map<SymbolValues, std::vector<uint64_t>> inputBytes; ///< per symbol values: bytes of each tensor input
 };
 
 struct Storage {
@@ -233,7 +234,10 @@ private:
     std::vector<std::vector<uint64_t>> m_outputs; ///< per call: its outputs' addresses
     std::map<int, std::vector<uint64_t>> m_outputBlocks; ///< per call: blocks its outputs hold
     std::map<int64_t, Recording> m_recordings; ///< by cuda_graph_id
-    std::map<int, int64_t> m_replayOf; ///< call -> the recording it replayed
+    /// Per recording (cuda_graph_id): the calls that replayed it whose outputs may still be held.
+    std::map<int64_t, std::vector<int>> m_heldReplays;
+    std::vector<std::vector<int>> m_releaseAt; ///< per call: the calls whose outputs the program drops after it
+    std::vector<int> m_lastReadBy; ///< per call: the last call after which the program reads its output (-1: none)
     std::set<std::pair<std::string, std::string>> m_movedReported;
     std::set<int> m_growthReported; ///< function ids whose pool growth was reported
     std::set<int> m_overwriteReported; ///< calls whose held replay output was reported overwritten

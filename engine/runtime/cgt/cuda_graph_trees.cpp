@@ -143,7 +143,7 @@ public:
             // §8 D3: Dynamo skips the frame; the wrapper was entered, so the generation advanced.
             r.action = Action::Eager;
             r.why = c.dynamoEager;
-            outputs_[k] = Output { -1, Action::Eager, false, true };
+            setOutput(k, Output { -1, Action::Eager, false, true });
             finishReads(r);
             return r;
         }
@@ -156,7 +156,7 @@ public:
             r.action = Action::Eager;
             r.why = "graph " + c.graph + " skips cudagraphs (" + c.skipCudagraphs
                 + "): the compiled code runs directly, outside the pool (§7)";
-            outputs_[k] = Output { -1, Action::Eager, false, true };
+            setOutput(k, Output { -1, Action::Eager, false, true });
             finishReads(r);
             return r;
         }
@@ -172,7 +172,7 @@ public:
             r.why = "graph " + c.graph
                 + " has symbolic-shape inputs and cudagraph_skip_dynamic_graphs=True: cudagraphs "
                   "skipped, the compiled code runs directly (§7 K5)";
-            outputs_[k] = Output { -1, Action::Eager, false, true };
+            setOutput(k, Output { -1, Action::Eager, false, true });
             finishReads(r);
             return r;
         }
@@ -182,7 +182,7 @@ public:
             // §2 F6 (is_cudagraph_capture_sizes ≈386-394, use ≈414-415): silent, no function id.
             r.action = Action::Eager;
             r.why = "int key of graph " + c.graph + " not in cudagraph_capture_sizes: runs without cudagraphs (§2 F6)";
-            outputs_[k] = Output { -1, Action::Eager, false, true };
+            setOutput(k, Output { -1, Action::Eager, false, true });
             finishReads(r);
             return r;
         }
@@ -242,12 +242,26 @@ private:
         return i < k_ && outputs_[i].exists && !outputs_[i].poisoned
             && (calls_[i].holdsOutput || lastRead_[i] >= static_cast<int>(k_));
     }
+    // Every call's output lives in one node; per node the calls whose outputs may still be held (an
+    // output no longer held never is again: lastRead_ and holdsOutput are fixed), pruned as it goes,
+    // and those not yet freed, so that a long run of replays costs no scan of every earlier call.
     bool nodeOutputsLive(int node) const
     {
-        for (size_t i = 0; i < k_; ++i)
-            if (outputs_[i].node == node && held(i))
+        std::vector<size_t>& calls = heldOf_[node];
+        calls.erase(
+            std::remove_if(calls.begin(), calls.end(), [this](size_t i) { return i < k_ && !held(i); }), calls.end());
+        for (size_t i : calls)
+            if (held(i))
                 return true;
         return false;
+    }
+    void setOutput(size_t k, Output out)
+    {
+        outputs_[k] = out;
+        if (out.node >= 0) {
+            heldOf_[out.node].push_back(k);
+            unfreedOf_[out.node].push_back(k);
+        }
     }
     std::vector<int> path() const
     {
@@ -267,13 +281,15 @@ private:
     std::vector<std::string> deallocCurrentPath(CallResult& r)
     {
         std::vector<std::string> freed;
-        for (int n : path())
-            for (size_t i = 0; i < k_; ++i)
-                if (outputs_[i].node == n && !outputs_[i].poisoned) {
+        for (int n : path()) {
+            for (size_t i : unfreedOf_[n])
+                if (i < k_ && !outputs_[i].poisoned) {
                     if (held(i))
                         freed.push_back(calls_[i].label);
                     outputs_[i].poisoned = true;
                 }
+            unfreedOf_[n].clear();
+        }
         // Outputs no longer held were freed by their own deleters when the program dropped them.
         r.freedOutputsOf = freed;
         return freed;
@@ -449,7 +465,7 @@ private:
     void runEagerOutsidePool(CallResult& r)
     {
         r.action = Action::Eager;
-        outputs_[k_] = Output { -1, Action::Eager, false, true };
+        setOutput(k_, Output { -1, Action::Eager, false, true });
     }
 
     // CUDAGraphTreeManager._run (§3, cudagraph_trees.py ≈2166-2303), steps in PyTorch's order.
@@ -494,7 +510,7 @@ private:
             r.action = Action::Warmup;
             r.node = node.graphId;
             r.checkpoint = checkpoint;
-            outputs_[k_] = Output { current_, Action::Warmup, false, true };
+            setOutput(k_, Output { current_, Action::Warmup, false, true });
             if (!warm)
                 r.why += "first call of " + fnText(fid) + ": warm-up (§3 step 3, W1)";
             else if (options_.force_cudagraphs_warmup)
@@ -541,7 +557,7 @@ private:
                                  "with int inputs (§5 R6)";
                         r.warnings.push_back("AssertionError: length mismatch between inputs, "
                                              "recorded_data_ptr, and placeholders");
-                        outputs_[k_] = Output {};
+                        setOutput(k_, Output {});
                         return;
                     }
                 } else {
@@ -598,7 +614,7 @@ private:
         r.action = Action::Record;
         r.node = node.graphId;
         r.checkpoint = child; // W7: apply_checkpoint_execution_state_in_allocator before a child
-        outputs_[k_] = Output { id, Action::Record, false, true };
+        setOutput(k_, Output { id, Action::Record, false, true });
         if (unexpected)
             r.why += "new sibling recording of " + fnText(fid)
                 + ", earlier recordings kept (§5 R3, W3: already warm, no warm-up)";
@@ -619,7 +635,7 @@ private:
         r.node = node.graphId;
         r.replays = node.recordedBy;
         r.bytesCopied = nonStaticBytes(node, c); // §4 I4
-        outputs_[k_] = Output { n, Action::Replay, false, true };
+        setOutput(k_, Output { n, Action::Replay, false, true });
         r.why += "replays " + node.recordedBy + "'s recording: static inputs at its addresses "
             + "(§3 step 4, §5 R1, R3)";
         if (!rerecordIfStaticInputsChange() && !firstMovedInput(node, c).empty()) {
@@ -664,6 +680,8 @@ private:
     const std::vector<Call>& calls_;
     const Options options_;
     std::vector<Output> outputs_;
+    mutable std::map<int, std::vector<size_t>> heldOf_; ///< node -> calls whose outputs may still be held
+    std::map<int, std::vector<size_t>> unfreedOf_; ///< node -> calls whose outputs are not yet freed
     std::vector<int> lastRead_;
     size_t k_ = 0;
 
