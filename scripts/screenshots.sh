@@ -28,7 +28,7 @@ shot() {
 
 samples=(resources/samples/*.json)
 "$app" import "${samples[@]}" --db "$work/samples.aclgi" --simulate --quiet
-# Sample 07 again with enable_output_clone on, as the Config view would make it: run 10.
+# Sample 07 again with enable_output_clone on, as the Config view would make it: run 14.
 "$app" simulate resources/samples/07_held_outputs_overwritten.json --set debug.aclgraph.enable_output_clone=True \
     --db "$work/samples.aclgi" >/dev/null 2>&1
 "$app" generate decoder --layers 80 -o "$work/decoder80.json" >/dev/null
@@ -69,10 +69,17 @@ shot runtime-kv-cache-moves.png "$work/samples.aclgi" --select "#4 The KV cache 
 shot log.png "$work/samples.aclgi" --select "#7 The caller keeps outputs: overwritten by the next replay" --step 14 --dock Log
 # Sample 07's options as a form, both spellings.
 shot config.png "$work/samples.aclgi" --select "#7 The caller keeps outputs: overwritten by the next replay" --dock Config
-# Run 10 beside run 7: the held-output hazards gone, the clones' cost.
+# Run 14 (after the 13 samples) beside run 7: the held-output hazards gone, the clones' cost.
 shot compare.png "$work/samples.aclgi" \
-    --select "#10 The caller keeps outputs: overwritten by the next replay [debug.aclgraph.enable_output_clone=True]" \
+    --select "#14 The caller keeps outputs: overwritten by the next replay [debug.aclgraph.enable_output_clone=True]" \
     --dock Compare
+# CUDA Graph Trees (sample 11) stepped to its first re-record (call 3: layer 0's K cache moved): the
+# Recording and Re-recording lines in the log, the static_input_moved hazard next in the Events list;
+# also on a laptop's screen. Then sample 13's PyTorch options as a form.
+cuda_moves="#11 CUDA Graph Trees: the KV cache moves, re-records pile up"
+shot cuda-rerecord.png "$work/samples.aclgi" --select "$cuda_moves" --step 9 --dock Events
+SCREEN=1366x768 shot cuda-rerecord-1366.png "$work/samples.aclgi" --select "$cuda_moves" --step 9 --dock Events
+shot cuda-config.png "$work/samples.aclgi" --select "#13 CUDA Graph Trees: one recording per batch size" --dock Config
 # The 80-layer decoder's run stepped to an input update of its decode graph (2,173 nodes, folded).
 shot graph-decoder80.png "$work/decoder80.aclgi" --step 13
 # A node of sample 01's decode graph in the Inspector, and the graph's pass reports.

@@ -251,13 +251,14 @@ const runtime::CallRecord* callRecord(const Simulation& sim, int call)
     return nullptr;
 }
 
-Detail logRow(const runtime::Event& e)
+/// The event's lines, under who prints them: TorchAir, or PyTorch in a CUDA Graph Trees run.
+Detail logRow(const runtime::Simulation& sim, const runtime::Event& e)
 {
     std::vector<Detail> lines;
     for (const runtime::LogLine& l : e.log)
         lines.push_back(row(runtime::logLevelName(l.level), l.category.empty() ? l.text : l.category + ": " + l.text));
-    return row(
-        "TorchAir log", e.log.empty() ? "nothing printed" : plural(e.log.size(), "line", "lines"), std::move(lines));
+    return row(sim.cuda ? "PyTorch log" : "TorchAir log",
+        e.log.empty() ? "nothing printed" : plural(e.log.size(), "line", "lines"), std::move(lines));
 }
 
 Detail inputsRow(const runtime::Event& e)
@@ -352,7 +353,7 @@ Details eventDetails(const Simulation& sim, int event)
     }
     addNonEmpty(rows, "key", e.key);
     rows.push_back(row("summary", e.summary));
-    rows.push_back(logRow(e));
+    rows.push_back(logRow(sim, e));
     if (!e.inputs.empty())
         rows.push_back(inputsRow(e));
     // The hazards this event shows: its own (a fallback, an out-of-memory) and those the simulator found

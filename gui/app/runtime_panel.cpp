@@ -50,7 +50,11 @@ QToolButton* button(QWidget* parent, QStyle::StandardPixmap icon, const QString&
 
 QString runTitle(const storage::RunRow& r)
 {
-    QString t = QString("Run %1 · %2 · %3 calls · %4 events · %5 captures, %6 recaptures, %7 replays")
+    // CUDA Graph Trees counts in PyTorch's words: a capture is a recording, an eager call a warm-up
+    // or a run without CUDA graphs.
+    const bool cuda = r.backend == "cuda_graph_trees";
+    QString t = QString(cuda ? "Run %1 · %2 · %3 calls · %4 events · %5 recordings (%6 re-records), %7 replays"
+                             : "Run %1 · %2 · %3 calls · %4 events · %5 captures, %6 recaptures, %7 replays")
                     .arg(r.id)
                     .arg(QString::fromStdString(r.scenarioName.empty() ? r.scenarioPath : r.scenarioName))
                     .arg(r.calls)
@@ -59,7 +63,7 @@ QString runTitle(const storage::RunRow& r)
                     .arg(r.recaptures)
                     .arg(r.replays);
     if (r.eagerCalls)
-        t += QString(", %1 eager").arg(r.eagerCalls);
+        t += QString(cuda ? ", %1 warm-ups or without CUDA graphs" : ", %1 eager").arg(r.eagerCalls);
     if (r.hazards)
         t += QString(" · %1 hazard%2").arg(r.hazards).arg(r.hazards == 1 ? "" : "s");
     if (r.outOfMemory)
@@ -348,6 +352,7 @@ void RuntimePanel::showRun(
         return;
     }
     m_title->setText(runTitle(m_run->row));
+    m_logLabel->setText(m_run->sim.cuda ? "PyTorch log" : "TorchAir log");
     // A recording prints no TorchAir log: its steps are the file's trace entries.
     const bool recorded = m_run->sim.origin.kind == engine::runtime::RunOriginKind::Recorded;
     m_detailsSplit->setVisible(!recorded);
