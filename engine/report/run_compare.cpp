@@ -4,6 +4,7 @@
 #include "engine/report/run_compare.h"
 
 #include "engine/core/json_text.h"
+#include "engine/report/cgt_steps.h"
 #include "engine/report/simulation_report.h"
 
 #include <algorithm>
@@ -397,6 +398,34 @@ void compareHazards(RowBuilder& rows, const Simulation& a, const Simulation& b)
         rows.count(runtime::hazardKindName(runtime::HazardKind(kind)), counts.first, counts.second);
 }
 
+/// CUDA Graph Trees runs (simulated, or a recording whose snapshot shows warm-ups and recordings):
+/// their warm-ups and recordings side by side, in order (report/cgt_steps.h). Replays allocate
+/// nothing, so a snapshot shows none: only these steps can be lined up.
+void compareCgtSteps(RowBuilder& rows, const Simulation& a, const Simulation& b)
+{
+    const std::vector<CgtStep> x = cgtSteps(a), y = cgtSteps(b);
+    if (x.empty() && y.empty())
+        return;
+    rows.section("CUDA graph steps");
+    auto words = [](const std::vector<CgtStep>& steps, size_t i) -> std::optional<std::string> {
+        if (i >= steps.size())
+            return std::nullopt;
+        const CgtStep& s = steps[i];
+        return (s.action == "warmup" ? "warm-up " : "record ") + s.compileId
+            + (s.call >= 0 ? " (call " + std::to_string(s.call) + ")" : "");
+    };
+    // The call is the simulation's alone: compare what was done, not when.
+    for (size_t i = 0; i < std::max(x.size(), y.size()); ++i) {
+        const auto wa = words(x, i), wb = words(y, i);
+        const bool same
+            = i < x.size() && i < y.size() && x[i].action == y[i].action && x[i].compileId == y[i].compileId;
+        if (same)
+            rows.note("step " + std::to_string(i + 1), *wa, *wb);
+        else
+            rows.text("step " + std::to_string(i + 1), wa, wb);
+    }
+}
+
 /// Display width of UTF-8 text: code points, so "—" counts as one column.
 size_t columns(const std::string& s)
 {
@@ -429,6 +458,7 @@ RunComparison compareRuns(const Simulation& a, const Simulation& b, const std::s
     compareGraphs(rows, a, b);
     compareMemory(rows, a, b);
     compareHazards(rows, a, b);
+    compareCgtSteps(rows, a, b);
     return out;
 }
 
