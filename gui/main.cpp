@@ -22,6 +22,7 @@ int main(int argc, char** argv)
     // `--graph-view open-folds,fit`: open every fold of the graph shown, then fit it to the window.
     // `--dock TITLE` (repeatable): bring that view's dock to the front. `--tab TEXT` (repeatable):
     // then make the tab with that text current in the views' tab widgets (the Passes view's "Diff").
+    // `--compare-runs A,B`: compare runs A and B in the Compare view, scrolled to its last section.
     gui::ScreenshotRequest shot;
     std::vector<char*> args(argv, argv + argc);
     for (size_t i = 1; i + 1 < args.size();) {
@@ -48,7 +49,11 @@ int main(int argc, char** argv)
             shot.docks << value;
         else if (a == "--tab")
             shot.tabs << value;
-        else {
+        else if (a == "--compare-runs") { // "A,B": run ids to compare in the Compare view (not report's --compare)
+            const QStringList ids = value.split(',');
+            shot.compareA = ids.value(0).toLongLong();
+            shot.compareB = ids.value(1).toLongLong();
+        } else {
             ++i;
             continue;
         }

@@ -74,6 +74,8 @@ public:
     void compare(qlonglong runA, qlonglong runB);
 
     ComparisonModel* model() const { return m_model; }
+    /// The comparison table (the screenshot driver scrolls it).
+    QTableView* view() const { return m_view; }
     QComboBox* runA() const { return m_runA; }
     QComboBox* runB() const { return m_runB; }
 

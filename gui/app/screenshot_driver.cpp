@@ -1,5 +1,6 @@
 #include "gui/app/screenshot_driver.h"
 
+#include "gui/app/compare_panel.h"
 #include "gui/app/graph_panel.h"
 #include "gui/app/main_window.h"
 #include "gui/app/memory_breakdown.h"
@@ -11,6 +12,7 @@
 
 #include <QDockWidget>
 #include <QTabWidget>
+#include <QTableView>
 #include <QThreadPool>
 #include <QTimer>
 #include <QTreeView>
@@ -116,7 +118,33 @@ void ScreenshotDriver::afterSelection()
         }
     }
     m_request.tabs.clear();
+    if (m_request.compareA > 0) {
+        compareRuns();
+        return;
+    }
     QTimer::singleShot(300, this, &ScreenshotDriver::shoot);
+}
+
+void ScreenshotDriver::compareRuns()
+{
+    ComparePanel* panel = m_window.comparePanel();
+    const qlonglong a = m_request.compareA, b = m_request.compareB;
+    m_request.compareA = m_request.compareB = 0;
+    auto connection = std::make_shared<QMetaObject::Connection>();
+    auto failure = std::make_shared<QMetaObject::Connection>();
+    *connection = connect(panel, &ComparePanel::compared, this, [this, panel, connection, failure] {
+        disconnect(*connection);
+        disconnect(*failure);
+        panel->view()->scrollToBottom();
+        QTimer::singleShot(300, this, &ScreenshotDriver::shoot);
+    });
+    *failure = connect(panel, &ComparePanel::failed, this, [this, connection, failure](const QString& message) {
+        disconnect(*connection);
+        disconnect(*failure);
+        std::cerr << "error: compare: " << message.toStdString() << "\n";
+        emit done(false);
+    });
+    panel->compare(a, b);
 }
 
 void ScreenshotDriver::shoot()

@@ -22,6 +22,9 @@ struct ScreenshotRequest {
     bool fit = false; ///< then fit the graph to the window (Ctrl+0)
     QStringList docks; ///< dock titles to bring to the front, in order
     QStringList tabs; ///< then the tabs (by text) to make current in every QTabWidget that has one
+    /// Runs to compare in the Compare view (A, B; 0: none), its table scrolled to its last section
+    /// (a CUDA Graph Trees run's steps beside a recording's).
+    qlonglong compareA = 0, compareB = 0;
 };
 
 class ScreenshotDriver : public QObject {
@@ -39,6 +42,7 @@ private:
     void afterSelection();
     void waitIdle(int quietPolls);
     void shoot();
+    void compareRuns();
 
     MainWindow& m_window;
     ScreenshotRequest m_request;
