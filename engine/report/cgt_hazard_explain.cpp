@@ -56,12 +56,13 @@ HazardExplanation explainCudaHazard(const Simulation& sim, int hazardIndex)
         x.avoid = { "Clone the output outside torch.compile() before the next compiled call.",
             "Call torch.compiler.cudagraph_mark_step_begin() before each model invocation, and read outputs before "
             "the next one." };
-        x.quotes = callLines(sim, h, "Error: accessing tensor output of CUDAGraphs");
-        if (x.quotes.empty()) {
-            const auto at = h.message.find("Error: accessing tensor output");
-            if (at != std::string::npos)
-                x.quotes.push_back("RuntimeError: "
-                    + h.message.substr(at, h.message.rfind('"') > at ? h.message.rfind('"') - at : std::string::npos));
+        // PyTorch raises the error to the program and logs nothing: the hazard's message carries the text
+        // (after "raises RuntimeError: ", or quoted when a held output was freed).
+        if (const auto at = h.message.find("Error: accessing tensor output"); at != std::string::npos) {
+            std::string text = h.message.substr(at);
+            if (!text.empty() && text.back() == '"')
+                text.pop_back();
+            x.quotes.push_back("RuntimeError: " + text);
         }
         x.source = std::string(kRules)
             + " §6 L3-L5 (cudagraph_trees.py dealloc_current_path_weakrefs 2600-2647, "

@@ -2,6 +2,7 @@
 // call, PyTorch's log texts, the pool's memory, and the hazards, on small scenarios read through the
 // real reader.
 #include "engine/report/hazard_explain.h"
+#include "engine/runtime/cgt/cuda_graph_trees.h"
 #include "engine/runtime/simulator.h"
 #include "engine/scenario/decoder_generator.h"
 #include "engine/scenario/scenario.h"
@@ -185,6 +186,10 @@ TEST(CgtRun, KeptWarmupOutputIsReportedWhenTheNextCallFreesIt)
     ASSERT_EQ(simtest::countHazards(sim, HazardKind::OverwrittenError), 1);
     EXPECT_EQ(sim.hazards[0].call, 2);
     EXPECT_EQ(sim.hazards[0].madeAtCall, 1);
+    // The explanation quotes PyTorch's error whole, without the message's closing quote.
+    const auto x = engine::report::explainHazard(sim, 0);
+    ASSERT_EQ(x.quotes.size(), 1u);
+    EXPECT_EQ(x.quotes[0], "RuntimeError: " + engine::runtime::cgt::overwrittenErrorText(""));
 }
 
 TEST(CgtRun, RecompileLimitRunsEagerOrRaisesUnderFullgraph)

@@ -138,7 +138,6 @@ void Run::oldCudagraphify(GraphInfo& g, CallRecord& rec)
         std::vector<uint64_t> kept;
         og.outputs = execute(g, og.pool, kManagerStream, OwnerKind::Output, addresses, kept);
         finishEvent();
-        og.recordedBy = m_call;
         it = m_oldGraphs.emplace(fn, std::move(og)).first;
         rec.action = CallAction::Capture;
         ++m_sim.graphs[size_t(g.record)].captures;

@@ -208,7 +208,6 @@ private:
         memory::PoolId pool;
         std::vector<uint64_t> staticAddresses;
         std::vector<uint64_t> outputs;
-        int recordedBy = -1;
         std::vector<int> calls;
     };
     std::map<std::string, OldGraph> m_oldGraphs; ///< trees off: by graph id and int key
