@@ -81,12 +81,12 @@ shot cuda-rerecord.png "$work/samples.aclgi" --select "$cuda_moves" --step 9 --d
 SCREEN=1366x768 shot cuda-rerecord-1366.png "$work/samples.aclgi" --select "$cuda_moves" --step 9 --dock Events
 shot cuda-config.png "$work/samples.aclgi" --select "#13 CUDA Graph Trees: one recording per batch size" --dock Config
 # The real CUDA Graph Trees run of tests/data/real/compile (snapshot + TORCH_TRACE, run 2) beside the
-# simulation of its program (c_ind_static_scenario.json, run 1): their warm-ups and recordings
-# side by side in the Compare view; also on a laptop's screen.
-"$app" import tests/data/real/compile/c_ind_static_scenario.json tests/data/real/compile/c_ind_static.pickle \
-    tests/data/real/compile/c_trace.log --db "$work/real-beside.aclgi" --simulate --quiet
-shot real-beside-simulation.png "$work/real-beside.aclgi" --select "#1 c_ind_static" --dock Compare --compare-runs 1,2
-SCREEN=1366x768 shot real-beside-simulation-1366.png "$work/real-beside.aclgi" --select "#1 c_ind_static" \
+# simulation of that run built from its TORCH_TRACE alone (import --simulate, run 1): their
+# warm-ups and recordings side by side in the Compare view; also on a laptop's screen.
+"$app" import tests/data/real/compile/c_trace.log tests/data/real/compile/c_ind_static.pickle \
+    --db "$work/real-beside.aclgi" --simulate --quiet
+shot real-beside-simulation.png "$work/real-beside.aclgi" --select "#1 c_trace" --dock Compare --compare-runs 1,2
+SCREEN=1366x768 shot real-beside-simulation-1366.png "$work/real-beside.aclgi" --select "#1 c_trace" \
     --dock Compare --compare-runs 1,2
 # The 80-layer decoder's run stepped to an input update of its decode graph (2,173 nodes, folded).
 shot graph-decoder80.png "$work/decoder80.aclgi" --step 13

@@ -8,12 +8,15 @@
 #include "engine/core/md5.h"
 #include "engine/ingest/source.h"
 #include "engine/ingest/trace_groups.h"
-#include "engine/readers/torch_trace.h"
+#include "engine/ingest/trace_run.h"
 #include "engine/passes/pipeline.h"
 #include "engine/readers/debug_dir.h"
 #include "engine/readers/fx_reader.h"
+#include "engine/readers/torch_trace.h"
 #include "engine/readers/torchair_module.h"
+#include "engine/scenario/load.h"
 #include "engine/scenario/scenario.h"
+#include "engine/scenario/trace_scenario.h"
 #include "engine/snapshot/memory_snapshot.h"
 #include "engine/snapshot/snapshot_run.h"
 #include "engine/snapshot/snapshot_story.h"
@@ -219,25 +222,30 @@ Result<void> readModuleFile(const std::string& path, Payload& p, bool runPasses)
     return {};
 }
 
+/// The scenario's run under its own config, with its memory, as a run of the source.
+void simulateInto(const engine::scenario::Scenario& s, const std::string& path, Payload& p)
+{
+    auto memory = std::make_unique<engine::runtime::MemoryTimeline>();
+    engine::runtime::SimulationOptions sim;
+    sim.observeMemory = [&memory](const engine::runtime::Event& e, const engine::memory::DeviceAllocators& a) {
+        memory->observe(e.index, a);
+    };
+    auto run = engine::runtime::simulate(s, sim);
+    if (run) {
+        const std::string backend = engine::runtime::runtimeName(run.value());
+        p.runs.push_back({ std::move(run.value()), std::move(memory), backend });
+    } else
+        p.diagnostics.push_back(path + ": warning: not simulated: " + run.error().toString());
+}
+
 Result<void> readScenario(const std::string& path, Payload& p, bool runPasses, bool simulate)
 {
     auto s = engine::scenario::readScenarioFile(path);
     if (!s)
         return s.error();
     p.diagnostics = s->diagnostics;
-    if (simulate) {
-        auto memory = std::make_unique<engine::runtime::MemoryTimeline>();
-        engine::runtime::SimulationOptions sim;
-        sim.observeMemory = [&memory](const engine::runtime::Event& e, const engine::memory::DeviceAllocators& a) {
-            memory->observe(e.index, a);
-        };
-        auto run = engine::runtime::simulate(*s, sim);
-        if (run) {
-            const std::string backend = engine::runtime::runtimeName(run.value());
-            p.runs.push_back({ std::move(run.value()), std::move(memory), backend });
-        } else
-            p.diagnostics.push_back(path + ": warning: not simulated: " + run.error().toString());
-    }
+    if (simulate)
+        simulateInto(*s, path, p);
     std::optional<engine::config::Options> options;
     // TorchAir's passes belong to its runtime; a CUDA Graph Trees scenario's graphs are stored as they are.
     if (runPasses && s->runtime == engine::scenario::Runtime::Aclgraph)
@@ -332,7 +340,7 @@ Result<void> readDebugFolder(const std::string& path, Payload& p, bool runPasses
 }
 
 /// A TORCH_TRACE log or folder: each compile id a group of its graphs (engine/ingest/trace_groups.h).
-Result<void> readTrace(const std::string& path, Payload& p, bool runPasses, Reporter& reporter)
+Result<void> readTrace(const std::string& path, Payload& p, bool runPasses, bool simulate, Reporter& reporter)
 {
     engine::readers::trace::TraceReadOptions read;
     read.progress = [&](uint64_t done, uint64_t total) { return reporter.amount(done, total, "bytes"); };
@@ -341,6 +349,18 @@ Result<void> readTrace(const std::string& path, Payload& p, bool runPasses, Repo
         return traces.error();
     Result<engine::readers::DebugDir> dir = engine::ingest::traceGraphGroups(*traces);
     readGraphGroups(dir, p, runPasses);
+    // A CUDA run's trace is also the scenario of that run (engine/scenario/trace_scenario.h): with
+    // --simulate its simulation is stored beside the run's recordings, to compare with them.
+    if (simulate && engine::scenario::isCudaTraceRun(engine::ingest::readTraceRun(*traces))) {
+        auto s = engine::scenario::loadScenarioOrGraph(path, {}, 2, false);
+        if (s) {
+            for (const std::string& d : s->diagnostics)
+                p.diagnostics.push_back(d);
+            simulateInto(*s, path, p);
+        } else {
+            p.diagnostics.push_back(path + ": warning: not simulated: " + s.error().toString());
+        }
+    }
     p.traces = std::make_shared<const std::vector<engine::readers::trace::TorchTrace>>(std::move(traces.value()));
     return {};
 }
@@ -458,7 +478,7 @@ Result<Payload> readSource(SourceKind kind, const std::string& path, const Impor
         r = readInductorCode(path, p, options.runPasses);
         break;
     case SourceKind::TorchTrace:
-        r = readTrace(path, p, options.runPasses, reporter);
+        r = readTrace(path, p, options.runPasses, options.simulateScenarios, reporter);
         break;
     case SourceKind::CacheFile:
     case SourceKind::CacheDir: {

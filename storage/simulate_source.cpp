@@ -154,7 +154,8 @@ Result<void> checkUnchanged(Database& db, int64_t sourceId)
 
 Result<SimulatedFile> simulateFile(const SimulateFileRequest& request)
 {
-    auto scenario = engine::scenario::loadScenarioOrGraph(request.path, request.symbols, request.calls);
+    auto scenario
+        = engine::scenario::loadScenarioOrGraph(request.path, request.symbols, request.calls, true, request.callList);
     if (!scenario)
         return scenario.error();
     if (auto kinds = engine::scenario::applyInputKinds(*scenario, request.inputKinds); !kinds)

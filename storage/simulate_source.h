@@ -28,6 +28,9 @@ struct SimulateFileRequest {
     engine::SymbolValues symbols; ///< values of the symbols the graphs' sizes use (s0=4, ...)
     int calls = 2; ///< rounds of calls of a graph file (a scenario has its own calls)
     std::vector<std::string> inputKinds; ///< as `simulate --input-kind` (engine::scenario::applyInputKinds)
+    /// `simulate --call-list FILE`: the calls, replacing the scenario's or the ones made for a graph
+    /// or trace (engine::scenario::readCallList); "" = none.
+    std::string callList;
     bool recordMemory = true; ///< keep the memory timeline (every step's memory), needed to store the run
     /// (calls done, calls total) while simulating; returns true to cancel. May be empty.
     std::function<bool(int done, int total)> progress;

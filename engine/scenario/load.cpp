@@ -4,10 +4,12 @@
 #include "engine/core/file_io.h"
 #include "engine/ingest/source.h"
 #include "engine/ingest/trace_groups.h"
-#include "engine/readers/torch_trace.h"
+#include "engine/ingest/trace_run.h"
 #include "engine/readers/debug_dir.h"
 #include "engine/readers/fx_reader.h"
+#include "engine/readers/torch_trace.h"
 #include "engine/readers/torchair_module.h"
+#include "engine/scenario/trace_scenario.h"
 
 #include <algorithm>
 #include <cctype>
@@ -20,6 +22,7 @@ namespace engine::scenario {
 namespace {
 
 constexpr uint64_t kMaxGraphFileBytes = uint64_t(256) << 20;
+constexpr uint64_t kMaxCallListBytes = uint64_t(64) << 20;
 
 std::string baseName(const std::string& path)
 {
@@ -118,11 +121,13 @@ Result<void> addDebugDirGraphs(Scenario& s, const std::string& path)
 
 /// A TORCH_TRACE's compile ids (engine/ingest/trace_groups.h); dynamic sizes take the hints the log
 /// recorded (create_symbol) when the caller gave no value, each said in a note.
-Result<void> addTraceGraphs(Scenario& s, const std::string& path, SymbolValues& hinted)
+Result<void> addTraceGraphs(
+    Scenario& s, const std::string& path, SymbolValues& hinted, std::vector<readers::trace::TorchTrace>& read)
 {
     auto traces = readers::trace::readTorchTraceDir(path);
     if (!traces)
         return traces.error();
+    read = *traces;
     for (const auto& t : *traces)
         for (const auto& c : t.compiles)
             for (const auto& sym : c.symbols)
@@ -140,16 +145,25 @@ Result<void> addTraceGraphs(Scenario& s, const std::string& path, SymbolValues& 
 
 } // namespace
 
-Result<Scenario> loadScenarioOrGraph(
-    const std::string& path, const SymbolValues& givenSymbols, int calls, bool requireSymbols)
+Result<Scenario> loadScenarioOrGraph(const std::string& path, const SymbolValues& givenSymbols, int calls,
+    bool requireSymbols, const std::string& callList)
 {
     auto detected = ingest::detectSource(path);
     if (!detected)
         return detected.error();
     using ingest::SourceKind;
     switch (detected->kind) {
-    case SourceKind::Scenario:
-        return readScenarioFile(path);
+    case SourceKind::Scenario: {
+        auto s = readScenarioFile(path);
+        if (!s || callList.empty())
+            return s;
+        auto text = readTextFile(callList, kMaxCallListBytes, "call lists");
+        if (!text)
+            return text.error();
+        if (auto listed = readCallList(*s, *text, callList); !listed)
+            return listed.error();
+        return s;
+    }
     case SourceKind::MemorySnapshot:
         return makeError(ErrorCode::InvalidArgument,
             "a memory snapshot (" + detected->evidence
@@ -180,9 +194,18 @@ Result<Scenario> loadScenarioOrGraph(
         if (!added)
             return added.error();
     } else if (detected->kind == SourceKind::TorchTrace) {
-        auto added = addTraceGraphs(s, path, symbols);
+        std::vector<readers::trace::TorchTrace> traces;
+        auto added = addTraceGraphs(s, path, symbols, traces);
         if (!added)
             return added.error();
+        // A CUDA run: the scenario of that run (its runtime, config and calls), trace_scenario.h.
+        const ingest::TraceRun run = ingest::readTraceRun(traces);
+        if (isCudaTraceRun(run)) {
+            auto made = makeTraceRunScenario(s, traces, run, calls, callList);
+            if (!made)
+                return made.error();
+            return s;
+        }
     } else if (detected->kind == SourceKind::InductorCode) {
         auto dir = ingest::inductorCodeGroups(path);
         if (!dir)
@@ -269,6 +292,14 @@ Result<Scenario> loadScenarioOrGraph(
     }
     for (int i = 0; i < std::max(1, calls); ++i)
         s.calls.insert(s.calls.end(), round.begin(), round.end());
+    if (!callList.empty()) {
+        auto text = readTextFile(callList, kMaxCallListBytes, "call lists");
+        if (!text)
+            return text.error();
+        auto listed = readCallList(s, *text, callList);
+        if (!listed)
+            return listed.error();
+    }
     return s;
 }
 

@@ -17,8 +17,12 @@ namespace engine::scenario {
 /// dump), named by the group ("model__0/forward"), and each call runs every graph once, in order.
 /// `requireSymbols` false (passes, import): a symbol with no value is no error; its calls lack it,
 /// a note says which figures need it, and they stay unknown (never 0).
-Result<Scenario> loadScenarioOrGraph(
-    const std::string& path, const SymbolValues& symbols = {}, int calls = 2, bool requireSymbols = true);
+/// A TORCH_TRACE of a CUDA run (scenario/trace_scenario.h) becomes the scenario of that run: the
+/// cuda_graph_trees runtime, its config, and the calls the trace implies (`calls` rounds of every
+/// graph only when it shows no run). `callList` (a JSON file, "" = none): the calls, as
+/// readCallList reads them, instead of the ones made here.
+Result<Scenario> loadScenarioOrGraph(const std::string& path, const SymbolValues& symbols = {}, int calls = 2,
+    bool requireSymbols = true, const std::string& callList = "");
 
 /// Sets input kinds the user gave (`--input-kind SEL=KIND`, repeatable): SEL is a comma list of
 /// input names, positions (`#3`), position ranges (`#2-26`) or `*` (every tensor input whose kind

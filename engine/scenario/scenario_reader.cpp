@@ -3,6 +3,7 @@
 #include "engine/core/file_io.h"
 #include "engine/scenario/scenario.h"
 #include "engine/scenario/scenario_json.h"
+#include "engine/scenario/trace_scenario.h"
 
 #include <algorithm>
 #include <cctype>
@@ -621,6 +622,45 @@ private:
         }
     }
 
+public:
+    /// A call list beside graphs that came from elsewhere (scenario/trace_scenario.h): `$` is an
+    /// array of calls or an object with "calls"; inputs may be named by an alias of their graph.
+    void readCallList(
+        Scenario& s, const Json& root, const std::map<std::string, std::map<std::string, std::string>>& aliases)
+    {
+        const Json* list = &root;
+        std::string at = "$";
+        if (root.is_object()) {
+            m_r.checkKeys(root, "$", { "calls" });
+            list = &m_r.required(root, "$", "calls");
+            at = "$.calls";
+        }
+        const Json& calls = m_r.array(*list, at);
+        if (calls.empty())
+            m_r.fail(ErrorCode::InvalidArgument, at, "the call list is empty");
+        s.calls.clear();
+        for (size_t i = 0; i < calls.size(); ++i) {
+            const std::string path = JsonReader::index(at, i);
+            Json call = calls[i];
+            const Json* graph = call.is_object() ? JsonReader::find(call, "graph") : nullptr;
+            auto known = graph && graph->is_string() ? aliases.find(graph->get<std::string>()) : aliases.end();
+            if (known != aliases.end() && call.contains("inputs") && call["inputs"].is_object()) {
+                Json renamed = Json::object();
+                for (const auto& [name, value] : call["inputs"].items()) {
+                    auto alias = known->second.find(name);
+                    const std::string to = alias == known->second.end() ? name : alias->second;
+                    if (renamed.contains(to))
+                        m_r.fail(ErrorCode::InvalidArgument, JsonReader::key(JsonReader::key(path, "inputs"), name),
+                            "input '" + to + "' is bound twice (by its name and by an alias)");
+                    renamed[to] = value;
+                }
+                call["inputs"] = std::move(renamed);
+            }
+            readCall(s, call, path);
+        }
+    }
+
+private:
     void readCall(Scenario& s, const Json& v, const std::string& path)
     {
         const Json& obj = m_r.object(v, path);
@@ -748,23 +788,46 @@ private:
 
 } // namespace
 
-Result<Scenario> parseScenario(const std::string& text, const std::string& path)
+namespace {
+
+/// Parses `text` as JSON and hands it to `read`, turning the reader's failures (and anything else
+/// thrown) into an error that names `path` and says what was being read.
+template <class T, class Read>
+Result<T> readJson(const std::string& text, const std::string& path, const char* what, Read read)
 {
     try {
         auto json = parseJson(text, path);
         if (!json)
             return json.error();
-        Scenario s = ScenarioReader(path).read(json.value());
-        s.path = path;
-        return s;
+        return read(json.value());
     } catch (const Failure& f) {
         return f.error;
     } catch (const std::bad_alloc&) {
-        return makeError(ErrorCode::Internal, "out of memory while reading the scenario", path);
+        return makeError(ErrorCode::Internal, std::string("out of memory while reading the ") + what, path);
     } catch (const std::exception& e) {
         return makeError(
-            ErrorCode::Internal, std::string("unexpected error while reading the scenario: ") + e.what(), path);
+            ErrorCode::Internal, std::string("unexpected error while reading the ") + what + ": " + e.what(), path);
     }
+}
+
+} // namespace
+
+Result<Scenario> parseScenario(const std::string& text, const std::string& path)
+{
+    return readJson<Scenario>(text, path, "scenario", [&](const Json& json) -> Result<Scenario> {
+        Scenario s = ScenarioReader(path).read(json);
+        s.path = path;
+        return s;
+    });
+}
+
+Result<void> readCallList(Scenario& s, const std::string& text, const std::string& path,
+    const std::map<std::string, std::map<std::string, std::string>>& aliases)
+{
+    return readJson<void>(text, path, "call list", [&](const Json& json) -> Result<void> {
+        ScenarioReader(path).readCallList(s, json, aliases);
+        return {};
+    });
 }
 
 Result<Scenario> readScenarioFile(const std::string& path)

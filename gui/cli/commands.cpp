@@ -10,7 +10,7 @@ namespace {
 const char* kUsage
     = "usage: aclgraph-inspector [FILE...]            open the window (default: the bundled samples)\n"
       "       aclgraph-inspector simulate SCENARIO|GRAPH|compiled_module [--set NAME=VALUE ...] [--symbols s0=4,...] "
-      "[--calls N] [--json] [--log-level "
+      "[--calls N] [--call-list FILE] [--json] [--log-level "
       "debug|info|warning] [--db FILE] [-o FILE]\n"
       "       aclgraph-inspector import PATH... --db FILE [--simulate] [--quiet]\n"
       "       aclgraph-inspector runs --db FILE [--json] [--run ID] [--check]\n"

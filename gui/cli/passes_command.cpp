@@ -298,7 +298,13 @@ int passesCommand(const std::vector<std::string>& args, std::ostream& out, std::
                     symbols = c.symbols;
                     break;
                 }
-        settings = scenario->config;
+        // TorchAir's passes take TorchAir's options; a CUDA Graph Trees run's are PyTorch's.
+        if (scenario->runtime == engine::scenario::Runtime::CudaGraphTrees)
+            err << path
+                << ": note: a CUDA Graph Trees run: TorchAir's passes run on its graph with TorchAir's "
+                   "default config (its PyTorch options are not TorchAir's)\n";
+        else
+            settings = scenario->config;
         scenarioBackend = scenario->backend;
         env.userOps = scenario->operators;
     }

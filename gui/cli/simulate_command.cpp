@@ -22,6 +22,7 @@ int simulateCommand(const std::vector<std::string>& args, std::ostream& out, std
     engine::SymbolValues symbols;
     int calls = 2;
     std::vector<std::string> inputKinds;
+    std::string callList;
     for (size_t i = 0; i < args.size(); ++i) {
         const std::string& a = args[i];
         auto next = [&](const char* what) -> const std::string* {
@@ -56,6 +57,11 @@ int simulateCommand(const std::vector<std::string>& args, std::ostream& out, std
                 err << "simulate: --calls takes a number from 1 to 1000000\n";
                 return 2;
             }
+        } else if (a == "--call-list") {
+            const std::string* v = next("a JSON file of calls (docs/scenario-format.md, \"Call lists\")");
+            if (!v)
+                return 2;
+            callList = *v;
         } else if (a == "--log-level") {
             const std::string* v = next("debug, info or warning");
             if (!v)
@@ -92,7 +98,8 @@ int simulateCommand(const std::vector<std::string>& args, std::ostream& out, std
     }
     if (path.empty()) {
         err << "usage: aclgraph-inspector simulate SCENARIO|GRAPH [--set NAME=VALUE ...] [--symbols s0=4,...] "
-               "[--input-kind SEL=KIND ...] [--calls N] [--json] [--log-level debug|info|warning] [--db FILE] [-o FILE]\n";
+               "[--input-kind SEL=KIND ...] [--calls N] [--call-list FILE] [--json] [--log-level debug|info|warning] "
+               "[--db FILE] [-o FILE]\n";
         return 2;
     }
     // The project opens before simulating so that a bad file fails at once.
@@ -111,6 +118,7 @@ int simulateCommand(const std::vector<std::string>& args, std::ostream& out, std
     request.symbols = symbols;
     request.calls = calls;
     request.inputKinds = inputKinds;
+    request.callList = callList;
     request.recordMemory = db.has_value();
     auto simulated = storage::simulateFile(request);
     if (!simulated) {

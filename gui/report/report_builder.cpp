@@ -88,7 +88,7 @@ Result<std::string> buildReportJson(const ReportRequest& request)
             else if (detected->kind == SourceKind::CacheFile || detected->kind == SourceKind::CacheDir)
                 done = loadCache(input, loaded);
             else if (detected->kind == SourceKind::MemorySnapshot)
-                done = loadSnapshot(input, loaded);
+                done = loadSnapshot(input, loaded, traceBeside(request.inputs, input));
             else
                 done = loadSimulated(input, request.compareSettings, loaded);
         }

@@ -1,7 +1,11 @@
 // Loading a report's inputs (report_inputs.h).
 #include "gui/report/report_inputs.h"
 
+#include "engine/core/text_codec.h"
+#include "engine/ingest/snapshot_hints.h"
+#include "engine/ingest/source.h"
 #include "engine/passes/pipeline.h"
+#include "engine/readers/torch_trace.h"
 #include "engine/scenario/load.h"
 #include "engine/snapshot/snapshot_run.h"
 #include "gui/graph/graph_layout.h"
@@ -85,13 +89,34 @@ LoadedCaches storedCaches(const std::string& path, const std::vector<storage::St
 
 } // namespace
 
-Result<void> loadSnapshot(const std::string& path, LoadedInputs& into)
+std::string traceBeside(const std::vector<std::string>& inputs, const std::string& self)
+{
+    for (const std::string& other : inputs) {
+        if (other == self || engine::endsWith(other, ".aclgi"))
+            continue;
+        auto detected = engine::ingest::detectSource(other);
+        if (detected && detected->kind == engine::ingest::SourceKind::TorchTrace)
+            return other;
+    }
+    return {};
+}
+
+Result<void> loadSnapshot(const std::string& path, LoadedInputs& into, const std::string& tracePath)
 {
     auto snapshot = engine::snapshot::readSnapshotFile(path);
     if (!snapshot)
         return snapshot.error();
+    engine::snapshot::SnapshotRunOptions options;
+    engine::snapshot::SnapshotHints hints;
+    if (!tracePath.empty()) {
+        auto traces = engine::readers::trace::readTorchTraceDir(tracePath);
+        if (!traces)
+            return traces.error();
+        hints = engine::ingest::snapshotHints(*traces);
+        options.hints = &hints;
+    }
     for (int device : engine::snapshot::snapshotDevices(*snapshot)) {
-        auto run = engine::snapshot::snapshotAsRun(*snapshot, device);
+        auto run = engine::snapshot::snapshotAsRun(*snapshot, device, options);
         if (!run)
             return run.error();
         std::string label = run->sim.scenarioName;

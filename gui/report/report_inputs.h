@@ -53,7 +53,12 @@ engine::Result<void> loadSimulated(
 
 /// Each device of the snapshot as a run (snapshot_run.h): its pools with their graphs and peaks,
 /// memory over its trace entries.
-engine::Result<void> loadSnapshot(const std::string& path, LoadedInputs& into);
+/// A memory snapshot as a recorded run; `tracePath` (a TORCH_TRACE of the same run, "" = none)
+/// names its compile ids and recordings (engine/ingest/snapshot_hints.h).
+engine::Result<void> loadSnapshot(const std::string& path, LoadedInputs& into, const std::string& tracePath = "");
+/// The TORCH_TRACE among `inputs` other than `self` ("" when none): the trace a snapshot of the same
+/// run is read with.
+std::string traceBeside(const std::vector<std::string>& inputs, const std::string& self);
 
 /// The folder or file scanned as `cache ls` scans it.
 engine::Result<void> loadCache(const std::string& path, LoadedInputs& into);
