@@ -303,14 +303,23 @@ Result<void> readGraphIds(Database& db, int64_t runId, std::map<std::string, int
     // that name (a cache entry), else the graph of that name (a scenario's, output_code.py's
     // fx_graph_name); else the group's graph TorchAir's passes ran on (its first AOT stage), else its
     // first stage; else the simulated file's first graph (a graph file simulates its first).
+    // A CUDA run's graphs are named by compile id ("0/1"; engine/scenario/trace_scenario.h), the
+    // TORCH_TRACE's group by compile id and phase ("0/1/inference").
+    const std::string group
+        = "(g.grp = rg.graph OR g.grp = rg.graph || '/inference' OR g.grp = rg.graph || '/forward')";
     return eachRow(db, runId,
         "SELECT rg.name, g.id FROM run_graphs rg JOIN runs r ON r.id = rg.run_id "
         "JOIN graphs g ON g.source_id = r.source_id AND g.role <> 'pass_result' "
-        "AND ((g.stage = 0 AND (g.name = rg.graph OR g.file = r.scenario_path)) OR g.grp = rg.graph) "
-        "WHERE rg.run_id = ? ORDER BY rg.name, CASE WHEN g.stage = 0 AND g.name = rg.graph AND "
-        "g.file = r.scenario_path THEN 0 WHEN g.stage = 0 AND g.name = rg.graph THEN 1 "
-        "WHEN g.grp = rg.graph AND EXISTS (SELECT 1 FROM pass_reports p WHERE p.graph_id = g.id) THEN 2 "
-        "WHEN g.grp = rg.graph THEN 3 ELSE 4 END, g.stage, g.id",
+        "AND ((g.stage = 0 AND (g.name = rg.graph OR g.file = r.scenario_path)) OR "
+            + group
+            + ") "
+              "WHERE rg.run_id = ? ORDER BY rg.name, CASE WHEN g.stage = 0 AND g.name = rg.graph AND "
+              "g.file = r.scenario_path THEN 0 WHEN g.stage = 0 AND g.name = rg.graph THEN 1 "
+              "WHEN "
+            + group
+            + " AND EXISTS (SELECT 1 FROM pass_reports p WHERE p.graph_id = g.id) THEN 2 "
+              "WHEN "
+            + group + " THEN 3 ELSE 4 END, g.stage, g.id",
         [&](const Statement& s) -> std::string {
             out.emplace(s.columnText(0), s.columnInt(1)); // the first row of each name is the best
             return {};

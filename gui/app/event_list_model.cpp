@@ -38,11 +38,14 @@ bool containsLower(const std::string& haystack, const std::string& needle)
 
 } // namespace
 
-QString eventCategoryName(EventCategory c)
+QString eventCategoryName(EventCategory c, bool cuda)
 {
     static const char* names[] = { "All", "Hazards", "Captures", "Recaptures", "Replays", "Input updates", "Compiles",
         "Eager/Fallback", "Out of memory", "Memory trace" };
-    return QString::fromUtf8(names[int(c)]);
+    // CUDA Graph Trees records (CUDAGraphNode._record), re-records and warms up (run_eager).
+    static const char* cudaNames[] = { "All", "Hazards", "Recordings", "Re-recordings", "Replays", "Input copies",
+        "Compiles", "Warm-up/Eager", "Out of memory", "Memory trace" };
+    return QString::fromUtf8((cuda ? cudaNames : names)[int(c)]);
 }
 
 EventListModel::EventListModel(QObject* parent)
@@ -124,6 +127,15 @@ std::string EventListModel::kindText(int event) const
     const auto& sim = m_run->sim;
     const Event& e = sim.events[size_t(event)];
     std::string base = isRecapture(event) ? "recapture" : engine::runtime::eventKindName(e.kind);
+    if (sim.cuda) {
+        // CUDA Graph Trees' own words (docs/cuda-graph-trees.md §3): record, re-record, warm-up.
+        if (e.kind == EventKind::Capture)
+            base = isRecapture(event) ? "re-record" : "record";
+        else if (e.kind == EventKind::Eager && e.summary.rfind("warm-up", 0) == 0)
+            base = "warm-up";
+        else if (e.kind == EventKind::InputUpdate)
+            base = "input_copy";
+    }
     std::vector<int> hazards = hazardsOf(event);
     if (e.kind == EventKind::Hazard && e.hazard >= 0 && e.hazard < int(sim.hazards.size())
         && std::find(hazards.begin(), hazards.end(), e.hazard) == hazards.end())

@@ -35,7 +35,8 @@ enum class EventCategory {
 constexpr int kEventCategoryCount = int(EventCategory::MemoryTrace) + 1;
 /// "All", "Hazards", "Captures", "Recaptures", "Replays", "Input updates", "Compiles", "Eager/Fallback",
 /// "Out of memory", "Memory trace".
-QString eventCategoryName(EventCategory c);
+/// The category's name; a CUDA Graph Trees run (`cuda`) says recordings and warm-ups, its own words.
+QString eventCategoryName(EventCategory c, bool cuda = false);
 
 class EventListModel : public QAbstractTableModel {
     Q_OBJECT

@@ -251,7 +251,8 @@ void EventsPanel::fillKindCombo()
     for (int c = 0; c < kEventCategoryCount; ++c) {
         const auto category = EventCategory(c);
         const int n = m_run ? m_model->count(category) : 0;
-        m_kind->addItem(QString("%1 (%2)").arg(eventCategoryName(category)).arg(n), c);
+        m_kind->addItem(
+            QString("%1 (%2)").arg(eventCategoryName(category, m_run && m_run->sim.cuda.has_value())).arg(n), c);
         // A kind with no event cannot be picked, but stays listed so the list reads the same for every run.
         if (items && n == 0 && category != EventCategory::All && category != m_filter->kindFilter())
             items->item(c)->setEnabled(false);
