@@ -59,14 +59,29 @@ TraceRun readTraceRun(const std::vector<readers::trace::TorchTrace>& traces)
         run.unknown.push_back("the other ranks' runs: only " + t.path
             + " is read as the run (one process; the simulator models one device)");
     for (const auto& c : t.compiles) {
-        TraceRunCompile rc;
-        rc.compileId = c.id.text();
+        // Attempts of one compile id ("0/0" restarted after a graph break as "0/0_1") are one compile:
+        // the runtime spans name it without the attempt.
+        readers::trace::CompileId plain = c.id;
+        plain.attempt = 0;
+        const std::string id = plain.text();
+        auto found = std::find_if(
+            run.compiles.begin(), run.compiles.end(), [&](const TraceRunCompile& x) { return x.compileId == id; });
+        if (found == run.compiles.end()) {
+            run.compiles.emplace_back();
+            found = run.compiles.end() - 1;
+        }
+        TraceRunCompile& rc = *found;
+        rc.compileId = id;
         rc.frame = c.id.frame;
-        rc.failType = c.failType;
-        rc.failReason = c.failReason;
+        bool graph = false;
         for (const auto& g : c.graphs)
             if (g.name != "dynamo_output_graph")
-                rc.hasGraph = true;
+                graph = true;
+        if (graph || !rc.hasGraph) {
+            rc.failType = c.failType; // the attempt that made the graph tells how the compile ended
+            rc.failReason = c.failReason;
+        }
+        rc.hasGraph = rc.hasGraph || graph;
         if (!run.cudaDevice)
             for (const auto& s : c.sources)
                 if (s.device.rfind("cuda", 0) == 0) {
@@ -76,7 +91,8 @@ TraceRun readTraceRun(const std::vector<readers::trace::TorchTrace>& traces)
                 }
         if (!c.metricsJson.empty()) {
             const json m = parseObject(c.metricsJson);
-            rc.frameName = str(m, "co_name");
+            if (rc.frameName.empty())
+                rc.frameName = str(m, "co_name");
             auto dynamo = configOf(m, "dynamo_config");
             if (!dynamo.empty()) {
                 rc.dynamicKnown = true;
@@ -85,13 +101,12 @@ TraceRun readTraceRun(const std::vector<readers::trace::TorchTrace>& traces)
                 else if (!isTrue(dynamo, "automatic_dynamic_shapes", true))
                     rc.dynamic = false;
                 run.dynamoConfig = std::move(dynamo);
-                run.configFrom = "compilation_metrics of compile " + rc.compileId;
+                run.configFrom = "compilation_metrics of compile " + c.id.text();
             }
             auto inductor = configOf(m, "inductor_config");
             if (!inductor.empty())
                 run.inductorConfig = std::move(inductor);
         }
-        run.compiles.push_back(std::move(rc));
     }
     // Runtime spans: of no compile (the usual place) or, in case a writer tagged them, of one.
     std::vector<const readers::trace::TraceSpan*> spans;

@@ -64,13 +64,20 @@ std::string shapeText(const TensorMeta& m)
 /// its rank prefix out: only one rank is read as the run).
 std::string compileIdOf(const std::string& graphId)
 {
-    const size_t slash = graphId.rfind('/');
-    if (slash == std::string::npos)
-        return graphId;
-    const std::string tail = graphId.substr(slash + 1);
-    if (tail == "inference" || tail == "forward" || tail == "backward")
-        return graphId.substr(0, slash);
-    return graphId;
+    std::string id = graphId;
+    const size_t slash = id.rfind('/');
+    if (slash != std::string::npos) {
+        const std::string tail = id.substr(slash + 1);
+        if (tail == "inference" || tail == "forward" || tail == "backward")
+            id = id.substr(0, slash);
+    }
+    // The attempt that made the graph ("0/0_1", after a graph break restarted the analysis): the
+    // runtime spans and the simulator name the compile without it.
+    const size_t last = id.rfind('/');
+    const size_t attempt = id.rfind('_');
+    if (id.rfind('!', 0) != 0 && last != std::string::npos && attempt != std::string::npos && attempt > last)
+        id = id.substr(0, attempt);
+    return id;
 }
 
 class Builder {
@@ -122,10 +129,14 @@ private:
     {
         if (m_traces.empty())
             return nullptr;
-        for (const auto& c : m_traces.front().compiles)
-            if (c.id.text() == id)
-                return &c;
-        return nullptr;
+        const readers::trace::TraceCompile* found = nullptr;
+        for (const auto& c : m_traces.front().compiles) {
+            readers::trace::CompileId plain = c.id;
+            plain.attempt = 0;
+            if (plain.text() == id && (!found || !c.graphs.empty()))
+                found = &c; // the attempt that logged graphs
+        }
+        return found;
     }
 
     /// Graph ids become compile ids; inputs get aliases and, when static, storages named by source.

@@ -218,6 +218,56 @@ TEST(TraceScenarioReal, EveryRecordedCaseWarmsUpAndRecordsAsTheRealRunDid)
     }
 }
 
+// The steps PyTorch logged (TORCH_LOGS="+cudagraphs"): "[0/1] Running warmup" and "[0/1] Recording
+// function" lines, in order. These cases were recorded after the builder was written.
+Steps loggedSteps(const std::string& path)
+{
+    Steps out;
+    std::ifstream in(path);
+    std::string line;
+    while (std::getline(in, line)) {
+        const size_t tag = line.find("[__cudagraphs] [");
+        if (tag == std::string::npos)
+            continue;
+        const size_t open = tag + std::string("[__cudagraphs] [").size();
+        const std::string id = line.substr(open, line.find(']', open) - open);
+        if (line.find("] Running warmup", open) != std::string::npos)
+            out.emplace_back(id, "warmup");
+        else if (line.find("] Recording function", open) != std::string::npos)
+            out.emplace_back(id, "record");
+    }
+    return out;
+}
+
+TEST(TraceScenarioReal, CasesRecordedAfterTheBuilderWarmUpAndRecordAsLogged)
+{
+    const std::map<std::string, Steps> expected = {
+        { "g_buffer_swap", { { "0/0", "warmup" }, { "0/0", "record" }, { "0/0", "record" } } },
+        { "g_graph_break", { { "0/0", "warmup" }, { "1/0", "warmup" }, { "0/0", "record" }, { "1/0", "record" } } },
+        { "g_auto_dynamic",
+            { { "0/0", "warmup" }, { "0/0", "record" }, { "0/1", "warmup" }, { "0/1", "warmup" }, { "0/1", "record" },
+                { "0/1", "warmup" }, { "0/1", "record" }, { "0/1", "warmup" } } },
+        { "g_two_models", { { "0/0", "warmup" }, { "0/1", "warmup" }, { "0/0", "record" }, { "0/1", "record" } } },
+        { "g_feedback", { { "0/0", "warmup" } } },
+    };
+    for (const auto& [id, steps] : expected) {
+        SCOPED_TRACE(id);
+        // The table above is what the log says (read by a person); the parse must agree with it.
+        EXPECT_EQ(loggedSteps(kReal + "/cudagraph_cases_g/" + id + ".log"), steps);
+        auto s = engine::scenario::loadScenarioOrGraph(kTraces + "/trace_" + id);
+        ASSERT_TRUE(s.ok()) << s.error().toString();
+        auto sim = engine::runtime::simulate(*s);
+        ASSERT_TRUE(sim.ok()) << sim.error().toString();
+        EXPECT_EQ(stepsOf(*sim), steps);
+    }
+    // The graph break restarted Dynamo's analysis: the graph is attempt 1 ("0/0_1"), which the runtime
+    // spans and the simulator call 0/0.
+    auto brk = engine::scenario::loadScenarioOrGraph(kTraces + "/trace_g_graph_break");
+    ASSERT_TRUE(brk.ok());
+    ASSERT_TRUE(brk->graph("0/0") && brk->graph("1/0"));
+    EXPECT_NE(brk->frames.at("0/0"), brk->frames.at("1/0")); // forward and the resume function
+}
+
 TEST(TraceScenarioReal, WhatTheTraceShowsDecidesTheConfigAndWhatItCannotIsSaid)
 {
     auto limit = engine::scenario::loadScenarioOrGraph(kTraces + "/trace_d_rerecord_limit");
