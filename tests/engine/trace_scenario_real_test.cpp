@@ -268,6 +268,39 @@ TEST(TraceScenarioReal, CasesRecordedAfterTheBuilderWarmUpAndRecordAsLogged)
     EXPECT_NE(brk->frames.at("0/0"), brk->frames.at("1/0")); // forward and the resume function
 }
 
+// g_feedback: each call's output fed back as the next call's input. The second call raised PyTorch's
+// overwritten error (the warm-up's output was freed when the call began a new generation); listed as
+// calls, the simulation raises it at the same call, with PyTorch's text to the character.
+TEST(TraceScenarioReal, AWarmupOutputFedBackRaisesAsItDidForReal)
+{
+    std::ifstream log(kReal + "/cudagraph_cases_g/g_feedback.log");
+    std::string line, real;
+    while (std::getline(log, line)) {
+        if (line.rfind("RuntimeError: Error: accessing tensor output", 0) == 0) {
+            real = line;
+            if (std::getline(log, line))
+                real += "\n" + line;
+            break;
+        }
+    }
+    ASSERT_FALSE(real.empty());
+    const std::string list = (fs::temp_directory_path() / "aclgi_g_feedback_calls.json").string();
+    std::ofstream(list) << R"([{"graph": "0/0"}, {"graph": "0/0", "inputs": {"x": {"output_of": 0}}}])";
+    auto s = engine::scenario::loadScenarioOrGraph(kTraces + "/trace_g_feedback", {}, 2, true, list);
+    std::remove(list.c_str());
+    ASSERT_TRUE(s.ok()) << s.error().toString();
+    auto sim = engine::runtime::simulate(*s);
+    ASSERT_TRUE(sim.ok()) << sim.error().toString();
+    ASSERT_EQ(sim->calls.size(), 2u);
+    EXPECT_EQ(sim->calls[0].action, engine::runtime::CallAction::Warmup);
+    EXPECT_EQ(sim->calls[1].action, engine::runtime::CallAction::Raised);
+    bool quoted = false;
+    for (const auto& h : sim->hazards)
+        quoted |= h.kind == engine::runtime::HazardKind::CallRaised && h.call == 1
+            && h.message.find(real) != std::string::npos;
+    EXPECT_TRUE(quoted) << real;
+}
+
 TEST(TraceScenarioReal, WhatTheTraceShowsDecidesTheConfigAndWhatItCannotIsSaid)
 {
     auto limit = engine::scenario::loadScenarioOrGraph(kTraces + "/trace_d_rerecord_limit");

@@ -9,6 +9,32 @@ namespace engine::runtime::cgt {
 
 namespace detail {
 
+namespace {
+
+/// The FX code's comment "# File: PATH:LINE in FUNC, code: CODE" (torch/fx/graph.py prints it from
+/// node.meta["stack_trace"]) back in the traceback form that meta holds and PyTorch quotes in the
+/// overwritten error: `File "PATH", line LINE, in FUNC` and the code indented on the next line (real
+/// cudagraph_cases_g/g_feedback.log). Anything else is kept as it is.
+std::string tracebackOf(const std::string& provenance)
+{
+    const std::string head = "# File: ";
+    const size_t code = provenance.find(", code: ");
+    if (provenance.rfind(head, 0) != 0 || code == std::string::npos)
+        return provenance;
+    const std::string where = provenance.substr(head.size(), code - head.size());
+    const size_t in = where.rfind(" in ");
+    const size_t colon = in == std::string::npos ? std::string::npos : where.rfind(':', in);
+    if (colon == std::string::npos || colon + 1 >= in)
+        return provenance;
+    const std::string line = where.substr(colon + 1, in - colon - 1);
+    if (line.find_first_not_of("0123456789") != std::string::npos)
+        return provenance;
+    return "File \"" + where.substr(0, colon) + "\", line " + line + ", in " + where.substr(in + 4) + "\n    "
+        + provenance.substr(code + 8);
+}
+
+} // namespace
+
 Run::Run(const scenario::Scenario& sc, const SimulationOptions& options, config::CudaOptions co)
     : m_sc(sc)
     , m_options(options)
@@ -96,7 +122,7 @@ Result<void> Run::prepareGraphs()
                 if (first->kind == Arg::Kind::List && !first->items.empty())
                     first = &first->items[0];
                 if (first->kind == Arg::Kind::NodeRef && first->node >= 0) {
-                    info.stackTrace = g.nodes[size_t(first->node)].provenance;
+                    info.stackTrace = tracebackOf(g.nodes[size_t(first->node)].provenance);
                     break;
                 }
             }

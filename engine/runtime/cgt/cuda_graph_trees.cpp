@@ -474,6 +474,22 @@ private:
         const Call& c = calls_[k_];
         // Step 1 (:2180 / :2183).
         endPendingWarmupOrRecording(r);
+        // §6 L4: an input that is an output freed by this call's step 1 (or earlier) is read at once:
+        // record_function's debug line formats its inputs unconditionally (format_inputs_log, before
+        // the logger's level is looked at), a warm-up runs on it, a replay copies it. Reading it raises
+        // PyTorch's overwritten error (real cudagraph_cases_g/g_feedback: a warm-up's output fed back).
+        for (const TensorArg& in : c.inputs) {
+            const int i = in.outputOf.empty() || k_ == 0 ? -1 : resolve(in.outputOf, k_ - 1);
+            if (i < 0 || !outputs_[static_cast<size_t>(i)].poisoned)
+                continue;
+            r.action = Action::Error;
+            r.warnings.push_back(
+                "RuntimeError: " + overwrittenErrorText(calls_[static_cast<size_t>(i)].outputStackTrace));
+            r.why += "input " + in.name + " is the output of " + in.outputOf
+                + ", freed when this call began a new generation (§6 L3): reading it raises (§6 L4)";
+            setOutput(k_, Output {});
+            return;
+        }
         // Step 2 (:2185-2195): mutation hint (§7 K1, check_for_mutation, cudagraph_utils.py ≈130-162)
         // and the re-record limit early exit.
         if (const size_t mutated = unmanagedMutations(c); mutated > 0) {
