@@ -142,7 +142,27 @@ private:
     /// Graph ids become compile ids; inputs get aliases and, when static, storages named by source.
     void nameGraphs()
     {
-        std::map<std::string, int> frameOrder;
+        // Several ranks: their graphs are named "rank N: 0/1/..." (trace_groups.h); only the first
+        // trace's rank is the run (one process, one device modelled).
+        if (!m_traces.empty() && m_traces.size() > 1) {
+            const std::string mine
+                = "rank " + (m_traces.front().rank ? std::to_string(*m_traces.front().rank) : "?") + ": ";
+            size_t dropped = 0;
+            std::vector<Graph> kept;
+            for (Graph& g : m_s.graphs) {
+                if (g.id.rfind("rank ", 0) == 0 && g.id.rfind(mine, 0) != 0) {
+                    ++dropped;
+                    continue;
+                }
+                if (g.id.rfind(mine, 0) == 0)
+                    g.id = g.id.substr(mine.size());
+                kept.push_back(std::move(g));
+            }
+            m_s.graphs = std::move(kept);
+            if (dropped)
+                note("assumed: the run is " + mine.substr(0, mine.size() - 2) + "'s; the " + std::to_string(dropped)
+                    + " graphs of the other ranks are left out");
+        }
         std::map<std::string, std::string> frameNames; // frame id -> name used
         std::set<std::string> usedNames;
         for (Graph& g : m_s.graphs) {

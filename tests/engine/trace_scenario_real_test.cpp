@@ -200,6 +200,45 @@ TEST(TraceScenarioReal, ACallListIsCheckedLikeAScenarioAndNamesTheFileAndPlace)
     EXPECT_EQ(tryList(R"({"calls": [{"graph": "0/1", "repeat": 3}]})"), "ok");
 }
 
+// The team's two other recorded cases with a trace (tests/data/real/trace): two torch.compile wrappers,
+// and a dynamic graph over seven sizes with a size coming back.
+TEST(TraceScenarioReal, TheTeamsOtherTracesWarmUpAndRecordAsTheTruthSays)
+{
+    for (const auto& [id, file] : std::vector<std::pair<std::string, std::string>> {
+             { "d_two_functions", "two_functions.log" }, { "d_dynamic_warn", "dynamic_warn.log" } }) {
+        SCOPED_TRACE(id);
+        auto s = engine::scenario::loadScenarioOrGraph(kReal + "/trace/" + file);
+        ASSERT_TRUE(s.ok()) << s.error().toString();
+        auto sim = engine::runtime::simulate(*s);
+        ASSERT_TRUE(sim.ok()) << sim.error().toString();
+        EXPECT_EQ(stepsOf(*sim), truthSteps(truthCase("cudagraph_cases/truth.json", id)));
+    }
+}
+
+// Two ranks' traces in one folder (the rank is in the file name, as TORCH_TRACE names them; the
+// team's rank recordings in tests/data are cut before their graphs, so c_trace stands in for each):
+// rank 0's run is the scenario, with graphs named as one rank's, the other rank's left out and said so.
+TEST(TraceScenarioReal, OfSeveralRanksTheFirstIsTheRun)
+{
+    const fs::path dir = fs::temp_directory_path() / "aclgi_two_ranks";
+    fs::remove_all(dir);
+    fs::create_directories(dir);
+    for (int rank : { 0, 1 })
+        fs::copy_file(kReal + "/compile/c_trace.log",
+            dir / ("dedicated_log_torch_trace_rank_" + std::to_string(rank) + "_x.log"));
+    auto s = engine::scenario::loadScenarioOrGraph(dir.string());
+    fs::remove_all(dir);
+    ASSERT_TRUE(s.ok()) << s.error().toString();
+    std::vector<std::string> ids;
+    for (const auto& g : s->graphs)
+        ids.push_back(g.id);
+    EXPECT_EQ(ids, (std::vector<std::string> { "0/0", "0/1", "0/2" }));
+    EXPECT_TRUE(hasNote(*s, "the run is rank 0's; the 3 graphs of the other ranks are left out"));
+    auto sim = engine::runtime::simulate(*s);
+    ASSERT_TRUE(sim.ok()) << sim.error().toString();
+    EXPECT_EQ(stepsOf(*sim), truthSteps(truthCase("cudagraph_cases/truth.json", "c_ind_static")));
+}
+
 // Every real CUDA trace the team recorded: the scenario built from the trace alone does the real
 // run's warm-ups and recordings, in order. (The causes of re-recordings are assumed, and said so.)
 TEST(TraceScenarioReal, EveryRecordedCaseWarmsUpAndRecordsAsTheRealRunDid)
