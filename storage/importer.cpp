@@ -352,7 +352,7 @@ Result<void> readTrace(const std::string& path, Payload& p, bool runPasses, bool
     // A CUDA run's trace is also the scenario of that run (engine/scenario/trace_scenario.h): with
     // --simulate its simulation is stored beside the run's recordings, to compare with them.
     if (simulate && engine::scenario::isCudaTraceRun(engine::ingest::readTraceRun(*traces))) {
-        auto s = engine::scenario::loadScenarioOrGraph(path, {}, 2, false);
+        auto s = engine::scenario::loadTraceScenario(*traces, path, {}, 2, false);
         if (s) {
             for (const std::string& d : s->diagnostics)
                 p.diagnostics.push_back(d);

@@ -55,9 +55,6 @@ TraceRun readTraceRun(const std::vector<readers::trace::TorchTrace>& traces)
         return run;
     const readers::trace::TorchTrace& t = traces.front();
     run.path = t.path;
-    if (traces.size() > 1)
-        run.unknown.push_back("the other ranks' runs: only " + t.path
-            + " is read as the run (one process; the simulator models one device)");
     for (const auto& c : t.compiles) {
         // Attempts of one compile id ("0/0" restarted after a graph break as "0/0_1") are one compile:
         // the runtime spans name it without the attempt.
@@ -77,10 +74,8 @@ TraceRun readTraceRun(const std::vector<readers::trace::TorchTrace>& traces)
         for (const auto& g : c.graphs)
             if (g.name != "dynamo_output_graph")
                 graph = true;
-        if (graph || !rc.hasGraph) {
+        if (graph || !rc.hasGraph)
             rc.failType = c.failType; // the attempt that made the graph tells how the compile ended
-            rc.failReason = c.failReason;
-        }
         rc.hasGraph = rc.hasGraph || graph;
         if (!run.cudaDevice)
             for (const auto& s : c.sources)

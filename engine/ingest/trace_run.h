@@ -37,7 +37,6 @@ struct TraceRunCompile {
     int frame = -1; ///< frame_id
     std::string frameName; ///< co_name ("forward"); empty when the metrics lack it
     std::string failType; ///< "FailOnRecompileLimitHit", ...; empty when the compile succeeded
-    std::string failReason;
     /// torch.compile(dynamic=) as Dynamo's config shows it (dynamic=True sets
     /// assume_static_by_default False; dynamic=False sets automatic_dynamic_shapes False; None
     /// leaves both True: torch/_dynamo/eval_frame.py `_optimize` → `config.patch`).
@@ -67,7 +66,7 @@ struct TraceRun {
 };
 
 /// Reads the run facts of the first trace (rank 0 when several ranks are given: one process's run;
-/// the others are named in `unknown`).
+/// scenario/trace_scenario.h leaves the other ranks' graphs out and says so).
 TraceRun readTraceRun(const std::vector<readers::trace::TorchTrace>& traces);
 
 } // namespace engine::ingest

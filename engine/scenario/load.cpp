@@ -22,7 +22,6 @@ namespace engine::scenario {
 namespace {
 
 constexpr uint64_t kMaxGraphFileBytes = uint64_t(256) << 20;
-constexpr uint64_t kMaxCallListBytes = uint64_t(64) << 20;
 
 std::string baseName(const std::string& path)
 {
@@ -65,7 +64,10 @@ bool sameSettings(
 
 /// A debug folder's graphs: per group, the generated module (its graph carries TorchAir's own input
 /// classification and the last pass dump's metadata) or, without one, the last readable stage.
-Result<void> addGroupGraphs(Scenario& s, Result<readers::DebugDir>& dir, const std::string& path)
+/// `cuda`: the groups are a CUDA run's (trace_scenario.h), which TorchAir's config does not run.
+/// `dynamoInputs` (when given): per graph id, the placeholder names of its group's Dynamo graph.
+Result<void> addGroupGraphs(Scenario& s, Result<readers::DebugDir>& dir, const std::string& path, bool cuda = false,
+    std::map<std::string, std::vector<std::string>>* dynamoInputs = nullptr)
 {
     for (const auto& d : dir->diagnostics)
         s.diagnostics.push_back(d.toString());
@@ -98,12 +100,22 @@ Result<void> addGroupGraphs(Scenario& s, Result<readers::DebugDir>& dir, const s
                 continue;
             }
             g = std::move(*group.stages[size_t(last)].graph);
-            s.diagnostics.push_back(group.stages[size_t(last)].path
-                + (group.backend == "inductor" ? ": note: this graph (" + group.stages[size_t(last)].pass
-                            + ") is simulated with TorchAir's default config"
-                                             : ": note: no output_code.py; this last pass dump is simulated with the default config"));
+            if (!cuda)
+                s.diagnostics.push_back(group.stages[size_t(last)].path
+                    + (group.backend == "inductor" ? ": note: this graph (" + group.stages[size_t(last)].pass
+                                + ") is simulated with TorchAir's default config"
+                                                   : ": note: no output_code.py; this last pass dump is simulated with "
+                                                     "the default config"));
         }
         g.id = group.label().empty() ? "graph_" + std::to_string(s.graphs.size() + 1) : group.label();
+        if (dynamoInputs)
+            for (const auto& stage : group.stages)
+                if (stage.preAot && stage.graph) {
+                    auto& names = (*dynamoInputs)[g.id];
+                    for (int i : stage.graph->placeholders())
+                        names.push_back(stage.graph->nodes[size_t(i)].name);
+                    break;
+                }
         s.graphs.push_back(std::move(g));
     }
     if (s.graphs.empty())
@@ -121,14 +133,10 @@ Result<void> addDebugDirGraphs(Scenario& s, const std::string& path)
 
 /// A TORCH_TRACE's compile ids (engine/ingest/trace_groups.h); dynamic sizes take the hints the log
 /// recorded (create_symbol) when the caller gave no value, each said in a note.
-Result<void> addTraceGraphs(
-    Scenario& s, const std::string& path, SymbolValues& hinted, std::vector<readers::trace::TorchTrace>& read)
+Result<void> addTraceGraphs(Scenario& s, const std::vector<readers::trace::TorchTrace>& traces, const std::string& path,
+    SymbolValues& hinted, bool cuda, std::map<std::string, std::vector<std::string>>* dynamoInputs)
 {
-    auto traces = readers::trace::readTorchTraceDir(path);
-    if (!traces)
-        return traces.error();
-    read = *traces;
-    for (const auto& t : *traces)
+    for (const auto& t : traces)
         for (const auto& c : t.compiles)
             for (const auto& sym : c.symbols)
                 if (sym.hint && !hinted.count(sym.symbol)) {
@@ -137,10 +145,45 @@ Result<void> addTraceGraphs(
                         + " = " + std::to_string(*sym.hint) + " (the value compile " + c.id.text() + " saw for "
                         + sym.source + ", from create_symbol); --symbols overrides it");
                 }
-    Result<readers::DebugDir> dir = ingest::traceGraphGroups(*traces);
+    Result<readers::DebugDir> dir = ingest::traceGraphGroups(traces);
     if (dir->groups.empty())
         return makeError(ErrorCode::NotFound, "the trace holds no compile with a graph", path);
-    return addGroupGraphs(s, dir, path);
+    return addGroupGraphs(s, dir, path, cuda, dynamoInputs);
+}
+
+/// Each call runs every graph once, in order (a model whose graph breaks split it in pieces), `calls`
+/// times; or the calls of `callList`.
+Result<void> addRounds(Scenario& s, const SymbolValues& symbols, int calls, bool requireSymbols,
+    const std::string& callList, const std::string& path)
+{
+    std::vector<Call> round;
+    for (const Graph& g : s.graphs) {
+        const std::set<std::string> needed = symbolsOf(g);
+        for (const std::string& sym : needed)
+            if (!symbols.count(sym)) {
+                if (requireSymbols)
+                    return makeError(ErrorCode::InvalidArgument,
+                        "graph '" + g.id + "' uses symbol " + sym
+                            + ", and nothing in the whole file gives its value: give it, e.g. --symbols " + sym + "=4",
+                        path);
+                s.diagnostics.push_back(path + ": note: graph '" + g.id + "' uses symbol " + sym
+                    + ", which has no value: figures that need its sizes (memory, bytes) are unknown; give it with "
+                      "--symbols "
+                    + sym + "=N");
+            }
+        Call c;
+        c.graph = g.id;
+        for (const auto& [name, value] : symbols)
+            if (needed.count(name))
+                c.symbols[name] = value;
+        c.sourcePath = "(command line)";
+        round.push_back(std::move(c));
+    }
+    for (int i = 0; i < std::max(1, calls); ++i)
+        s.calls.insert(s.calls.end(), round.begin(), round.end());
+    if (!callList.empty())
+        return readCallList(s, callList);
+    return {};
 }
 
 } // namespace
@@ -157,10 +200,7 @@ Result<Scenario> loadScenarioOrGraph(const std::string& path, const SymbolValues
         auto s = readScenarioFile(path);
         if (!s || callList.empty())
             return s;
-        auto text = readTextFile(callList, kMaxCallListBytes, "call lists");
-        if (!text)
-            return text.error();
-        if (auto listed = readCallList(*s, *text, callList); !listed)
+        if (auto listed = readCallList(*s, callList); !listed)
             return listed.error();
         return s;
     }
@@ -194,18 +234,10 @@ Result<Scenario> loadScenarioOrGraph(const std::string& path, const SymbolValues
         if (!added)
             return added.error();
     } else if (detected->kind == SourceKind::TorchTrace) {
-        std::vector<readers::trace::TorchTrace> traces;
-        auto added = addTraceGraphs(s, path, symbols, traces);
-        if (!added)
-            return added.error();
-        // A CUDA run: the scenario of that run (its runtime, config and calls), trace_scenario.h.
-        const ingest::TraceRun run = ingest::readTraceRun(traces);
-        if (isCudaTraceRun(run)) {
-            auto made = makeTraceRunScenario(s, traces, run, calls, callList);
-            if (!made)
-                return made.error();
-            return s;
-        }
+        auto traces = readers::trace::readTorchTraceDir(path);
+        if (!traces)
+            return traces.error();
+        return loadTraceScenario(*traces, path, givenSymbols, calls, requireSymbols, callList);
     } else if (detected->kind == SourceKind::InductorCode) {
         auto dir = ingest::inductorCodeGroups(path);
         if (!dir)
@@ -266,40 +298,28 @@ Result<Scenario> loadScenarioOrGraph(const std::string& path, const SymbolValues
         }
         s.graphs.push_back(std::move(g));
     }
-    // Each call runs every graph once, in order (a model whose graph breaks split it in pieces).
-    std::set<std::string> allNeeded;
-    std::vector<Call> round;
-    for (const Graph& g : s.graphs) {
-        const std::set<std::string> needed = symbolsOf(g);
-        for (const std::string& sym : needed)
-            if (!symbols.count(sym)) {
-                if (requireSymbols)
-                    return makeError(ErrorCode::InvalidArgument,
-                        "graph '" + g.id + "' uses symbol " + sym
-                            + ", and nothing in the whole file gives its value: give it, e.g. --symbols " + sym + "=4",
-                        path);
-                s.diagnostics.push_back(path + ": note: graph '" + g.id + "' uses symbol " + sym
-                    + ", which has no value: figures that need its sizes (memory, bytes) are unknown; give it with --symbols "
-                    + sym + "=N");
-            }
-        Call c;
-        c.graph = g.id;
-        for (const auto& [name, value] : symbols)
-            if (needed.count(name))
-                c.symbols[name] = value;
-        c.sourcePath = "(command line)";
-        round.push_back(std::move(c));
-    }
-    for (int i = 0; i < std::max(1, calls); ++i)
-        s.calls.insert(s.calls.end(), round.begin(), round.end());
-    if (!callList.empty()) {
-        auto text = readTextFile(callList, kMaxCallListBytes, "call lists");
-        if (!text)
-            return text.error();
-        auto listed = readCallList(s, *text, callList);
-        if (!listed)
-            return listed.error();
-    }
+    if (auto rounds = addRounds(s, symbols, calls, requireSymbols, callList, path); !rounds)
+        return rounds.error();
+    return s;
+}
+
+Result<Scenario> loadTraceScenario(const std::vector<readers::trace::TorchTrace>& traces, const std::string& path,
+    const SymbolValues& givenSymbols, int calls, bool requireSymbols, const std::string& callList)
+{
+    Scenario s;
+    s.path = path;
+    s.name = baseName(path);
+    SymbolValues symbols = givenSymbols;
+    // A CUDA run: the scenario of that run (its runtime, config and calls), trace_scenario.h.
+    const ingest::TraceRun run = ingest::readTraceRun(traces);
+    const bool cuda = isCudaTraceRun(run);
+    std::map<std::string, std::vector<std::string>> dynamoInputs;
+    if (auto added = addTraceGraphs(s, traces, path, symbols, cuda, cuda ? &dynamoInputs : nullptr); !added)
+        return added.error();
+    auto made = cuda ? makeTraceRunScenario(s, traces, run, dynamoInputs, symbols, calls, callList)
+                     : addRounds(s, symbols, calls, requireSymbols, callList, path);
+    if (!made)
+        return made.error();
     return s;
 }
 

@@ -2,6 +2,7 @@
 /// What `simulate` and the window accept: a scenario JSON, or an FX graph file as PyTorch or
 /// TorchAir prints it (readable code, `print(gm.graph)`), which becomes a one-graph scenario.
 #include "engine/core/result.h"
+#include "engine/readers/torch_trace.h"
 #include "engine/scenario/scenario.h"
 
 #include <string>
@@ -23,6 +24,11 @@ namespace engine::scenario {
 /// readCallList reads them, instead of the ones made here.
 Result<Scenario> loadScenarioOrGraph(const std::string& path, const SymbolValues& symbols = {}, int calls = 2,
     bool requireSymbols = true, const std::string& callList = "");
+
+/// The same for a TORCH_TRACE already read (`traces`, from `path`): what loadScenarioOrGraph gives for
+/// it, without reading it again (the importer has it in memory).
+Result<Scenario> loadTraceScenario(const std::vector<readers::trace::TorchTrace>& traces, const std::string& path,
+    const SymbolValues& symbols = {}, int calls = 2, bool requireSymbols = true, const std::string& callList = "");
 
 /// Sets input kinds the user gave (`--input-kind SEL=KIND`, repeatable): SEL is a comma list of
 /// input names, positions (`#3`), position ranges (`#2-26`) or `*` (every tensor input whose kind

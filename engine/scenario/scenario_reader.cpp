@@ -821,10 +821,13 @@ Result<Scenario> parseScenario(const std::string& text, const std::string& path)
     });
 }
 
-Result<void> readCallList(Scenario& s, const std::string& text, const std::string& path,
-    const std::map<std::string, std::map<std::string, std::string>>& aliases)
+Result<void> readCallList(
+    Scenario& s, const std::string& path, const std::map<std::string, std::map<std::string, std::string>>& aliases)
 {
-    return readJson<void>(text, path, "call list", [&](const Json& json) -> Result<void> {
+    auto text = readTextFile(path, kMaxFileBytes, "call lists");
+    if (!text)
+        return text.error();
+    return readJson<void>(*text, path, "call list", [&](const Json& json) -> Result<void> {
         ScenarioReader(path).readCallList(s, json, aliases);
         return {};
     });

@@ -2,8 +2,6 @@
 #include "engine/scenario/trace_scenario.h"
 
 #include "engine/config/cuda_options.h"
-#include "engine/core/file_io.h"
-#include "engine/readers/fx_reader.h"
 #include "engine/scenario/scenario_json.h"
 
 #include <algorithm>
@@ -17,8 +15,6 @@ namespace {
 using ingest::TraceRun;
 using ingest::TraceRunStep;
 using nlohmann::json;
-
-constexpr uint64_t kMaxCallListBytes = uint64_t(64) << 20;
 
 /// A dumped config value (JSON text) as the Python value it was.
 PyValue pyOf(const json& v)
@@ -60,8 +56,8 @@ std::string shapeText(const TensorMeta& m)
     return s + "]";
 }
 
-/// The compile id of a graph read from the trace ("0/1/inference" -> "0/1"; "rank 1: 0/0/forward" keeps
-/// its rank prefix out: only one rank is read as the run).
+/// The compile id of a graph read from the trace ("0/1/inference" -> "0/1"; the rank prefix of several
+/// ranks' graphs is taken off before, in nameGraphs).
 std::string compileIdOf(const std::string& graphId)
 {
     std::string id = graphId;
@@ -82,21 +78,19 @@ std::string compileIdOf(const std::string& graphId)
 
 class Builder {
 public:
-    Builder(Scenario& s, const std::vector<readers::trace::TorchTrace>& traces, const TraceRun& run)
+    Builder(Scenario& s, const std::vector<readers::trace::TorchTrace>& traces, const TraceRun& run,
+        const std::map<std::string, std::vector<std::string>>& dynamoInputs, const SymbolValues& symbols)
         : m_s(s)
         , m_traces(traces)
         , m_run(run)
+        , m_dynamoInputs(dynamoInputs)
+        , m_symbols(symbols)
         , m_where(run.path.empty() ? s.path : run.path)
     {
     }
 
     Result<void> build(int rounds, const std::string& callList)
     {
-        // addGroupGraphs's "simulated with TorchAir's default config" does not hold for this runtime.
-        m_s.diagnostics.erase(
-            std::remove_if(m_s.diagnostics.begin(), m_s.diagnostics.end(),
-                [](const std::string& d) { return d.find("TorchAir's default config") != std::string::npos; }),
-            m_s.diagnostics.end());
         m_s.runtime = Runtime::CudaGraphTrees;
         m_s.backend.reset();
         m_s.device = DeviceSpec {};
@@ -125,20 +119,6 @@ public:
 private:
     void note(const std::string& text) { m_s.diagnostics.push_back(m_where + ": note: " + text); }
 
-    const readers::trace::TraceCompile* traceCompile(const std::string& id) const
-    {
-        if (m_traces.empty())
-            return nullptr;
-        const readers::trace::TraceCompile* found = nullptr;
-        for (const auto& c : m_traces.front().compiles) {
-            readers::trace::CompileId plain = c.id;
-            plain.attempt = 0;
-            if (plain.text() == id && (!found || !c.graphs.empty()))
-                found = &c; // the attempt that logged graphs
-        }
-        return found;
-    }
-
     /// Graph ids become compile ids; inputs get aliases and, when static, storages named by source.
     void nameGraphs()
     {
@@ -166,6 +146,7 @@ private:
         std::map<std::string, std::string> frameNames; // frame id -> name used
         std::set<std::string> usedNames;
         for (Graph& g : m_s.graphs) {
+            const auto dynamo = m_dynamoInputs.find(g.id);
             g.id = compileIdOf(g.id);
             const ingest::TraceRunCompile* rc = m_run.compile(g.id);
             const std::string frameId = rc && rc->frame >= 0 ? std::to_string(rc->frame) : g.id;
@@ -177,29 +158,17 @@ private:
                 frameNames[frameId] = name;
             }
             m_s.frames[g.id] = frameNames[frameId];
-            aliasInputs(g);
+            aliasInputs(g, dynamo == m_dynamoInputs.end() ? std::vector<std::string> {} : dynamo->second);
         }
     }
 
-    void aliasInputs(Graph& g)
+    void aliasInputs(Graph& g, const std::vector<std::string>& dynamoNames)
     {
-        const readers::trace::TraceCompile* c = traceCompile(g.id);
-        std::vector<std::string> dynamoNames;
-        if (c)
-            for (const auto& p : c->graphs)
-                if (p.name == "dynamo_output_graph") {
-                    auto read = readers::readFxCode(p.text, m_where);
-                    if (read && !read->graphs.empty())
-                        for (int i : read->graphs.front().placeholders())
-                            dynamoNames.push_back(read->graphs.front().nodes[size_t(i)].name);
-                    break;
-                }
         const std::vector<int> inputs = g.placeholders();
         if (dynamoNames.size() != inputs.size()) {
-            if (!dynamoNames.empty() || c)
-                note("unknown: which Python object each input of graph " + g.id
-                    + " is (Dynamo's graph has a different number of inputs, or none in the trace): inputs are named "
-                      "argN_1 only, and no tensor is taken as shared with another compile");
+            note("unknown: which Python object each input of graph " + g.id
+                + " is (Dynamo's graph has a different number of inputs, or none in the trace): inputs are named "
+                  "argN_1 only, and no tensor is taken as shared with another compile");
             return;
         }
         for (size_t pos = 0; pos < inputs.size(); ++pos) {
@@ -301,19 +270,13 @@ private:
         return c;
     }
 
-    /// Symbol values of graph `g`'s first size: the values create_symbol recorded.
+    /// Symbol values of graph `g`'s first size: the user's, else the ones create_symbol recorded.
     SymbolValues firstSizes(const Graph& g) const
     {
-        SymbolValues v;
-        if (!m_traces.empty())
-            for (const auto& c : m_traces.front().compiles)
-                for (const auto& sym : c.symbols)
-                    if (sym.hint && !v.count(sym.symbol))
-                        v[sym.symbol] = *sym.hint;
         SymbolValues out;
         for (const std::string& sym : detail::graphSymbols(g))
-            if (v.count(sym))
-                out[sym] = v[sym];
+            if (auto it = m_symbols.find(sym); it != m_symbols.end())
+                out[sym] = it->second;
         return out;
     }
 
@@ -432,10 +395,7 @@ private:
 
     Result<void> listedCalls(const std::string& path)
     {
-        auto text = readTextFile(path, kMaxCallListBytes, "call lists");
-        if (!text)
-            return text.error();
-        auto read = readCallList(m_s, *text, path, m_aliases);
+        auto read = readCallList(m_s, path, m_aliases);
         if (!read)
             return read.error();
         note("the calls are the " + std::to_string(m_s.calls.size()) + " listed in " + path);
@@ -445,6 +405,8 @@ private:
     Scenario& m_s;
     const std::vector<readers::trace::TorchTrace>& m_traces;
     const TraceRun& m_run;
+    const std::map<std::string, std::vector<std::string>>& m_dynamoInputs;
+    const SymbolValues& m_symbols;
     std::string m_where;
     std::map<std::string, std::map<std::string, std::string>> m_aliases;
     bool m_sharedInputs = false;
@@ -458,9 +420,10 @@ bool isCudaTraceRun(const ingest::TraceRun& run)
 }
 
 Result<void> makeTraceRunScenario(Scenario& s, const std::vector<readers::trace::TorchTrace>& traces,
-    const ingest::TraceRun& run, int rounds, const std::string& callList)
+    const ingest::TraceRun& run, const std::map<std::string, std::vector<std::string>>& dynamoInputs,
+    const SymbolValues& symbols, int rounds, const std::string& callList)
 {
-    return Builder(s, traces, run).build(rounds, callList);
+    return Builder(s, traces, run, dynamoInputs, symbols).build(rounds, callList);
 }
 
 } // namespace engine::scenario

@@ -28,15 +28,18 @@ namespace engine::scenario {
 bool isCudaTraceRun(const ingest::TraceRun& run);
 
 /// Turns `s`, which holds the trace's forward graphs as load.cpp reads them (ids "0/1/inference"),
-/// into the run's scenario. `rounds`: calls of every graph in order when the trace shows no run and no
-/// list is given. `callList`: a JSON file of calls ("" = none), as readCallList reads it.
+/// into the run's scenario. `dynamoInputs`: per graph id, the placeholder names of the same compile's
+/// Dynamo graph ("l_kv_0_"), position by position. `symbols`: the values the user gave, else the
+/// ones create_symbol recorded. `rounds`: calls of every graph in order when the trace shows no run
+/// and no list is given. `callList`: a JSON file of calls ("" = none), as readCallList reads it.
 Result<void> makeTraceRunScenario(Scenario& s, const std::vector<readers::trace::TorchTrace>& traces,
-    const ingest::TraceRun& run, int rounds, const std::string& callList);
+    const ingest::TraceRun& run, const std::map<std::string, std::vector<std::string>>& dynamoInputs,
+    const SymbolValues& symbols, int rounds, const std::string& callList);
 
-/// Reads a call list, a JSON array of calls in the scenario's syntax (docs/scenario-format.md) or an
-/// object with "calls", against `s`'s graphs, and makes it s.calls. An input may also be named by
-/// one of `aliases` (graph id -> alias -> placeholder name). Errors name the file and the JSON path.
-Result<void> readCallList(Scenario& s, const std::string& text, const std::string& path,
+/// Reads a call list file, a JSON array of calls in the scenario's syntax (docs/scenario-format.md)
+/// or an object with "calls", against `s`'s graphs, and makes it s.calls. An input may also be named
+/// by one of `aliases` (graph id -> alias -> placeholder name). Errors name the file and the JSON path.
+Result<void> readCallList(Scenario& s, const std::string& path,
     const std::map<std::string, std::map<std::string, std::string>>& aliases = {});
 
 } // namespace engine::scenario

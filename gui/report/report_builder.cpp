@@ -13,6 +13,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <optional>
 
 namespace gui::report {
 
@@ -73,6 +74,17 @@ Result<std::string> buildReportJson(const ReportRequest& request)
             "a comparison of two configs takes one scenario or graph (got " + std::to_string(request.inputs.size())
                 + " inputs)");
     LoadedInputs loaded; // stable addresses: the report points into them
+    // A TORCH_TRACE among the inputs is read once: it is simulated, and it names the compiles of a
+    // snapshot of the same run.
+    const std::string tracePath = traceAmong(request.inputs);
+    std::optional<std::vector<engine::readers::trace::TorchTrace>> trace;
+    if (!tracePath.empty()) {
+        auto read = engine::readers::trace::readTorchTraceDir(tracePath);
+        if (!read)
+            return read.error();
+        trace = std::move(read.value());
+    }
+    const auto* traceRead = trace ? &*trace : nullptr;
     const int total = int(request.inputs.size());
     for (int i = 0; i < total; ++i) {
         const std::string& input = request.inputs[size_t(i)];
@@ -88,9 +100,9 @@ Result<std::string> buildReportJson(const ReportRequest& request)
             else if (detected->kind == SourceKind::CacheFile || detected->kind == SourceKind::CacheDir)
                 done = loadCache(input, loaded);
             else if (detected->kind == SourceKind::MemorySnapshot)
-                done = loadSnapshot(input, loaded, traceBeside(request.inputs, input));
+                done = loadSnapshot(input, loaded, traceRead);
             else
-                done = loadSimulated(input, request.compareSettings, loaded);
+                done = loadSimulated(input, request.compareSettings, loaded, input == tracePath ? traceRead : nullptr);
         }
         if (!done)
             return done.error();

@@ -89,10 +89,10 @@ LoadedCaches storedCaches(const std::string& path, const std::vector<storage::St
 
 } // namespace
 
-std::string traceBeside(const std::vector<std::string>& inputs, const std::string& self)
+std::string traceAmong(const std::vector<std::string>& inputs)
 {
     for (const std::string& other : inputs) {
-        if (other == self || engine::endsWith(other, ".aclgi"))
+        if (engine::endsWith(other, ".aclgi"))
             continue;
         auto detected = engine::ingest::detectSource(other);
         if (detected && detected->kind == engine::ingest::SourceKind::TorchTrace)
@@ -101,18 +101,16 @@ std::string traceBeside(const std::vector<std::string>& inputs, const std::strin
     return {};
 }
 
-Result<void> loadSnapshot(const std::string& path, LoadedInputs& into, const std::string& tracePath)
+Result<void> loadSnapshot(
+    const std::string& path, LoadedInputs& into, const std::vector<engine::readers::trace::TorchTrace>* trace)
 {
     auto snapshot = engine::snapshot::readSnapshotFile(path);
     if (!snapshot)
         return snapshot.error();
     engine::snapshot::SnapshotRunOptions options;
     engine::snapshot::SnapshotHints hints;
-    if (!tracePath.empty()) {
-        auto traces = engine::readers::trace::readTorchTraceDir(tracePath);
-        if (!traces)
-            return traces.error();
-        hints = engine::ingest::snapshotHints(*traces);
+    if (trace) {
+        hints = engine::ingest::snapshotHints(*trace);
         options.hints = &hints;
     }
     for (int device : engine::snapshot::snapshotDevices(*snapshot)) {
@@ -213,10 +211,11 @@ Result<void> loadProject(const std::string& path, const std::vector<int64_t>& on
     return {};
 }
 
-Result<void> loadSimulated(
-    const std::string& input, const std::vector<engine::config::Setting>& settings, LoadedInputs& into)
+Result<void> loadSimulated(const std::string& input, const std::vector<engine::config::Setting>& settings,
+    LoadedInputs& into, const std::vector<engine::readers::trace::TorchTrace>* trace)
 {
-    auto scenario = engine::scenario::loadScenarioOrGraph(input);
+    auto scenario
+        = trace ? engine::scenario::loadTraceScenario(*trace, input) : engine::scenario::loadScenarioOrGraph(input);
     if (!scenario)
         return scenario.error();
     const std::string name = scenario->name.empty() ? fs::path(input).filename().string() : scenario->name;

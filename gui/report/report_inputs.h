@@ -8,6 +8,7 @@
 #include "engine/core/result.h"
 #include "engine/graph/graph.h"
 #include "engine/passes/pass_report.h"
+#include "engine/readers/torch_trace.h"
 #include "engine/report/report_doc.h"
 #include "engine/report/run_compare.h"
 #include "engine/runtime/simulator.h"
@@ -48,17 +49,18 @@ engine::Result<void> loadProject(const std::string& path, const std::vector<int6
 
 /// The scenario or graph simulated with its own config, then (when `settings` is not empty) a second
 /// time with them on top; each run's FX graphs get the passes run with that run's options.
-engine::Result<void> loadSimulated(
-    const std::string& input, const std::vector<engine::config::Setting>& settings, LoadedInputs& into);
+/// `trace`: `input` is this TORCH_TRACE, already read (null: read `input`).
+engine::Result<void> loadSimulated(const std::string& input, const std::vector<engine::config::Setting>& settings,
+    LoadedInputs& into, const std::vector<engine::readers::trace::TorchTrace>* trace = nullptr);
 
 /// Each device of the snapshot as a run (snapshot_run.h): its pools with their graphs and peaks,
-/// memory over its trace entries.
-/// A memory snapshot as a recorded run; `tracePath` (a TORCH_TRACE of the same run, "" = none)
-/// names its compile ids and recordings (engine/ingest/snapshot_hints.h).
-engine::Result<void> loadSnapshot(const std::string& path, LoadedInputs& into, const std::string& tracePath = "");
-/// The TORCH_TRACE among `inputs` other than `self` ("" when none): the trace a snapshot of the same
-/// run is read with.
-std::string traceBeside(const std::vector<std::string>& inputs, const std::string& self);
+/// memory over its trace entries. `trace` (a TORCH_TRACE of the same run, null = none) names its
+/// compile ids and recordings (engine/ingest/snapshot_hints.h).
+engine::Result<void> loadSnapshot(const std::string& path, LoadedInputs& into,
+    const std::vector<engine::readers::trace::TorchTrace>* trace = nullptr);
+/// The first TORCH_TRACE among `inputs` ("" when none): read once, it is simulated and names the
+/// compiles of a snapshot of the same run.
+std::string traceAmong(const std::vector<std::string>& inputs);
 
 /// The folder or file scanned as `cache ls` scans it.
 engine::Result<void> loadCache(const std::string& path, LoadedInputs& into);

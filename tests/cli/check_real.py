@@ -168,6 +168,22 @@ expect_refused(snap, "simulate", snap, words="memory snapshot")
 expect_refused(snap, "passes", snap, words="memory snapshot")
 expect_refused(snap, "stages", snap)
 
+# ---- a CUDA run's TORCH_TRACE beside the snapshot of the same run ------------------------------------
+# The trace is the scenario of that run (docs/cuda-graph-trees.md §11); the snapshot, read with the same
+# trace, shows the same 8 warm-ups and recordings (truth.json's c_ind_static).
+trace, pickle = REAL / "compile" / "c_trace.log", REAL / "compile" / "c_ind_static.pickle"
+sim = expect_ok("simulate", trace, "--json")
+if sim.returncode == 0:
+    j = json.loads(sim.stdout)
+    check(j.get("backend") == "cuda_graph_trees", f"simulate {trace.name}: backend {j.get('backend')}, not CUDA Graph Trees")
+check("note: assumed: the calls are the ones the trace shows" in sim.stderr, f"simulate {trace.name}: no note of the calls")
+cmp_md = TMP / "real-vs-sim.md"
+expect_ok("report", trace, pickle, "--compare", "-o", cmp_md)
+if cmp_md.exists():
+    steps = [l for l in cmp_md.read_text().splitlines() if l.startswith("| CUDA graph steps | ")]
+    check(len(steps) == 8, f"report --compare: {len(steps)} CUDA graph step rows, expected 8")
+    check(not any("**" in l for l in steps), "report --compare: a CUDA graph step differs:\n" + "\n".join(steps))
+
 # ---- the whole folder into one project -----------------------------------------------------------
 imp = run("import", "--db", project, REAL)
 check(imp.returncode == 0, f"import {REAL}: exit {imp.returncode}\n{imp.stdout[-3000:]}\n{imp.stderr[-1500:]}")

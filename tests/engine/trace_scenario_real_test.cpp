@@ -340,6 +340,17 @@ TEST(TraceScenarioReal, AWarmupOutputFedBackRaisesAsItDidForReal)
     EXPECT_TRUE(quoted) << real;
 }
 
+// Sizes: the values create_symbol recorded, unless the user gives them (--symbols), as for any graph.
+TEST(TraceScenarioReal, GivenSymbolValuesWinOverTheRecordedOnes)
+{
+    auto hinted = engine::scenario::loadScenarioOrGraph(kTraces + "/trace_f_dynamic_true");
+    auto given = engine::scenario::loadScenarioOrGraph(kTraces + "/trace_f_dynamic_true", { { "s52", 7 } });
+    ASSERT_TRUE(hinted.ok() && given.ok());
+    ASSERT_FALSE(hinted->calls.empty() || given->calls.empty());
+    EXPECT_EQ(hinted->calls[0].symbols.at("s52"), 2); // batch 2, the first size the program called
+    EXPECT_EQ(given->calls[0].symbols.at("s52"), 7);
+}
+
 TEST(TraceScenarioReal, WhatTheTraceShowsDecidesTheConfigAndWhatItCannotIsSaid)
 {
     auto limit = engine::scenario::loadScenarioOrGraph(kTraces + "/trace_d_rerecord_limit");

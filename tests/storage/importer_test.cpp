@@ -203,6 +203,30 @@ TEST_F(Importer, RunKnowsItsImportedGraphs)
     }
 }
 
+// A CUDA run's TORCH_TRACE with --simulate comes with the simulation of that run; its graphs, named by
+// compile id ("0/1"), are the trace's groups of the same compile ("0/1/inference"), so the stepper
+// can draw them.
+TEST_F(Importer, ACudaTraceComesWithItsRunLinkedToItsGraphs)
+{
+    const std::string db = file("p.aclgi");
+    ImportOptions options;
+    options.simulateScenarios = true;
+    auto results = importPaths(db, { kData + "/real/compile/c_trace.log" }, options);
+    ASSERT_TRUE(results.ok());
+    EXPECT_EQ((*results)[0].status, Status::Imported) << (*results)[0].message;
+    EXPECT_EQ((*results)[0].runs, 1);
+    auto project = openProject(db);
+    auto run = readRun(*project, 1);
+    ASSERT_TRUE(run.ok()) << run.error().toString();
+    ASSERT_EQ(run->sim.graphs.size(), 3u);
+    for (const auto& g : run->sim.graphs) {
+        ASSERT_TRUE(run->graphIds.count(g.name)) << g.name;
+        auto graph = readGraph(*project, run->graphIds.at(g.name));
+        ASSERT_TRUE(graph.ok());
+        EXPECT_EQ(graph->id.rfind(g.id + "/", 0), 0u) << graph->id << " for " << g.id;
+    }
+}
+
 TEST_F(Importer, FailureLeavesTheDatabaseAsItWas)
 {
     const std::string db = file("p.aclgi");
