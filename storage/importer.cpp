@@ -6,6 +6,7 @@
 #include "engine/config/options.h"
 #include "engine/core/json_text.h"
 #include "engine/core/md5.h"
+#include "engine/ingest/run_log.h"
 #include "engine/ingest/source.h"
 #include "engine/ingest/trace_groups.h"
 #include "engine/ingest/trace_run.h"
@@ -394,6 +395,25 @@ Result<void> readMemorySnapshot(const std::string& path, Payload& p, Reporter& r
     return {};
 }
 
+/// A run log: a recorded run per process it tells (engine/ingest/run_log.h), with what it could not
+/// read as diagnostics.
+Result<void> readLogRuns(const std::string& path, Payload& p, Reporter& reporter)
+{
+    engine::ingest::RunLogOptions read;
+    read.progress = [&](uint64_t done, uint64_t total) { return reporter.amount(done, total, "bytes"); };
+    auto log = engine::ingest::readRunLog(path, read);
+    if (!log)
+        return log.error();
+    for (const std::string& note : log->notes)
+        p.diagnostics.push_back(path + ": note: " + note);
+    for (engine::ingest::LogRun& run : log->runs) {
+        Payload::RunItem item;
+        item.sim = std::move(run.sim);
+        p.runs.push_back(std::move(item));
+    }
+    return {};
+}
+
 /// Per-pool peaks and names, and each device's story (told with the hints of the project's
 /// TORCH_TRACEs of the same run, once: the runs reuse it), before anything is written.
 Result<void> summarizeSnapshot(Payload::SnapshotItem& item, Reporter& reporter)
@@ -479,6 +499,9 @@ Result<Payload> readSource(SourceKind kind, const std::string& path, const Impor
         break;
     case SourceKind::TorchTrace:
         r = readTrace(path, p, options.runPasses, options.simulateScenarios, reporter);
+        break;
+    case SourceKind::RunLog:
+        r = readLogRuns(path, p, reporter);
         break;
     case SourceKind::CacheFile:
     case SourceKind::CacheDir: {

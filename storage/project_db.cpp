@@ -446,6 +446,8 @@ const char* inputWords(engine::ingest::SourceKind kind)
         return "Inductor's generated module (Python)";
     case SourceKind::TorchTrace:
         return "a TORCH_TRACE log";
+    case SourceKind::RunLog:
+        return "a run log (TorchAir / PyTorch)";
     case SourceKind::DebugDir:
     case SourceKind::CacheDir:
     case SourceKind::Folder:

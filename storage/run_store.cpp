@@ -116,6 +116,8 @@ std::string logJson(const std::vector<LogLine>& log)
         runtext::field(out, "level", logLevelName(log[i].level), true);
         runtext::field(out, "text", log[i].text);
         runtext::field(out, "category", log[i].category);
+        if (log[i].sourceLine > 0)
+            out += ",\"line\":" + std::to_string(log[i].sourceLine);
         out += '}';
     }
     return out + "]";

@@ -44,6 +44,9 @@ RunRow runRow(const Statement& s)
     r.cancelled = s.columnInt(18) != 0;
     r.origin.kind = s.columnText(19) == "recorded" ? RunOriginKind::Recorded : RunOriginKind::Simulated;
     r.origin.recordedAs = s.columnText(20);
+    // A run log's recording says so in its name (engine/ingest/run_log.h: "TorchAir log", ...).
+    r.origin.log = r.origin.kind == engine::runtime::RunOriginKind::Recorded && r.origin.recordedAs.size() > 4
+        && r.origin.recordedAs.compare(r.origin.recordedAs.size() - 4, 4, " log") == 0;
     if (!runtext::readPairs(s.columnText(21), r.origin.allocatorSettings))
         r.origin.allocatorSettings.clear(); // a malformed list reads as none rather than failing the run
     r.origin.capacityKnown = r.origin.kind == RunOriginKind::Recorded && s.columnInt(22) != 0;
@@ -99,7 +102,9 @@ bool readLog(const std::string& text, std::vector<LogLine>& out)
         auto level = runtext::parseName(l["level"].get<std::string>(), logLevelName, runtext::kLogLevels);
         if (!level)
             return false;
-        out.push_back({ *level, l.value("text", std::string()), l.value("category", std::string()) });
+        const Json line = l.value("line", Json());
+        out.push_back({ *level, l.value("text", std::string()), l.value("category", std::string()),
+            line.is_number_integer() ? line.get<int>() : 0 });
     }
     return true;
 }

@@ -23,7 +23,7 @@ template <typename E> std::optional<E> parseName(const std::string& text, const 
     return std::nullopt;
 }
 
-constexpr int kLogLevels = 3;
+constexpr int kLogLevels = 4;
 constexpr int kEventKinds = int(engine::runtime::EventKind::MemoryTrace) + 1;
 constexpr int kHazardKinds = int(engine::runtime::HazardKind::CallRaised) + 1;
 constexpr int kCallActions = int(engine::runtime::CallAction::Raised) + 1;

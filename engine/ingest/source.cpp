@@ -3,6 +3,7 @@
 
 #include "engine/core/file_io.h"
 #include "engine/core/md5.h"
+#include "engine/ingest/run_log.h"
 #include "engine/readers/debug_dir.h"
 #include "engine/readers/fx_runnable.h"
 #include "engine/readers/inductor_code.h"
@@ -22,7 +23,7 @@ namespace fs = std::filesystem;
 const char* sourceKindName(SourceKind kind)
 {
     static const char* names[] = { "fx_graph", "scenario", "torchair_module", "debug_dir", "compiled_module",
-        "torchair_cache", "memory_snapshot", "inductor_output_code", "torch_trace", "folder" };
+        "torchair_cache", "memory_snapshot", "inductor_output_code", "torch_trace", "folder", "run_log" };
     return names[int(kind)];
 }
 
@@ -241,6 +242,8 @@ Result<Detected> detectFileIn(const std::string& path, bool inFolder)
         return Detected { SourceKind::TorchTrace, "a glog line followed by a structured-trace JSON envelope (TORCH_TRACE)" };
     const size_t dot = name.rfind('.');
     const std::string ext = dot == std::string::npos ? std::string() : name.substr(dot);
+    if (std::string why; ext != ".py" && looksLikeRunLog(head, &why))
+        return Detected { SourceKind::RunLog, "a run log: " + why };
     for (char c : head)
         if (!isBlank(c)) {
             if (c == '{') {

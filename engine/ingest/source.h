@@ -30,9 +30,11 @@ enum class SourceKind {
     InductorCode, ///< Inductor's generated output_code.py
     TorchTrace, ///< a TORCH_TRACE structured log, or a folder of them (one per rank)
     Folder, ///< a folder holding inputs of several kinds: each member is a source of its own
+    RunLog, ///< a job's log: TorchAir's / npugraph_ex's logger lines, PyTorch's TORCH_LOGS (run_log.h)
 };
 /// "fx_graph", "scenario", "torchair_module", "debug_dir", "compiled_module", "torchair_cache",
-/// "memory_snapshot", "inductor_output_code", "torch_trace", "folder" (the names stored in projects).
+/// "memory_snapshot", "inductor_output_code", "torch_trace", "folder", "run_log" (the names stored in
+/// projects).
 const char* sourceKindName(SourceKind kind);
 
 struct Detected {

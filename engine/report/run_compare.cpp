@@ -54,6 +54,12 @@ public:
         add(metric, x, y, a != b);
     }
 
+    /// A row whose difference the caller decides.
+    void flagged(const std::string& metric, const std::string& a, const std::string& b, bool differs)
+    {
+        add(metric, a, b, differs);
+    }
+
     /// A row that states something rather than compares: never differs.
     void note(const std::string& metric, const std::string& a, const std::string& b) { add(metric, a, b, false); }
 
@@ -68,6 +74,15 @@ private:
 };
 
 using Settings = std::vector<std::pair<std::string, std::string>>;
+
+/// A run read from a log (Simulation::origin.log): what a log does not tell is "not logged" there and
+/// never counts as a difference.
+bool fromLog(const Simulation& sim)
+{
+    return sim.origin.kind == RunOrigin::Recorded && sim.origin.log;
+}
+
+const char* const kNotLogged = "not logged";
 
 /// What a run was: "recorded: memory snapshot (...)" or "simulated".
 std::string originOf(const Simulation& sim)
@@ -143,17 +158,32 @@ void compareTotals(RowBuilder& rows, const Simulation& a, const Simulation& b)
 {
     rows.section("totals");
     const Totals x = totalsOf(a), y = totalsOf(b);
-    rows.count("calls", a.callsSimulated, b.callsSimulated);
+    if (fromLog(a) != fromLog(b)) // a log has the calls it shows; the calls section lines them up
+        rows.note("calls", std::to_string(a.callsSimulated) + (fromLog(a) ? " logged" : ""),
+            std::to_string(b.callsSimulated) + (fromLog(b) ? " logged" : ""));
+    else
+        rows.count("calls", a.callsSimulated, b.callsSimulated);
     rows.count("captures", x.captures, y.captures);
     rows.count("recaptures (mutated_input)", x.mutatedInput, y.mutatedInput);
     rows.count("recaptures (core_limit)", x.coreLimit, y.coreLimit);
     rows.count("recaptures (force)", x.force, y.force);
     rows.count("replays", x.replays, y.replays);
-    rows.count("eager calls", x.eager, y.eager);
+    if (fromLog(a) != fromLog(b)) // the eager calls after a fallback print nothing
+        rows.note("eager calls", std::to_string(x.eager) + (fromLog(a) ? " logged" : ""),
+            std::to_string(y.eager) + (fromLog(b) ? " logged" : ""));
+    else
+        rows.count("eager calls", x.eager, y.eager);
     rows.count("graphs fallen back to eager", x.fallback, y.fallback);
-    rows.count("inputs copied", x.inputsCopied, y.inputsCopied);
-    rows.bytes("bytes copied", x.bytesCopied, y.bytesCopied);
-    rows.count("outputs rebuilt", x.outputsRebuilt, y.outputsRebuilt);
+    if (fromLog(a) || fromLog(b)) {
+        auto said = [](const Simulation& sim, int64_t v) { return fromLog(sim) ? kNotLogged : std::to_string(v); };
+        rows.note("inputs copied", said(a, x.inputsCopied), said(b, y.inputsCopied));
+        rows.note("bytes copied", said(a, int64_t(x.bytesCopied)), said(b, int64_t(y.bytesCopied)));
+        rows.note("outputs rebuilt", said(a, x.outputsRebuilt), said(b, y.outputsRebuilt));
+    } else {
+        rows.count("inputs copied", x.inputsCopied, y.inputsCopied);
+        rows.bytes("bytes copied", x.bytesCopied, y.bytesCopied);
+        rows.count("outputs rebuilt", x.outputsRebuilt, y.outputsRebuilt);
+    }
     rows.text("out of memory", a.outOfMemory ? "yes" : "no", b.outOfMemory ? "yes" : "no");
 }
 
@@ -182,8 +212,17 @@ void compareGraphs(RowBuilder& rows, const Simulation& a, const Simulation& b)
                 return std::nullopt;
             return g->fallbackToEager ? "at call " + std::to_string(g->fallbackCall) : std::string("no");
         };
-        rows.text(
-            name + " scenario id", x ? std::optional(x->id) : std::nullopt, y ? std::optional(y->id) : std::nullopt);
+        if (fromLog(a) || fromLog(b))
+            rows.note(name + " scenario id",
+                !x               ? kNone
+                    : fromLog(a) ? kNotLogged
+                                 : x->id,
+                !y               ? kNone
+                    : fromLog(b) ? kNotLogged
+                                 : y->id);
+        else
+            rows.text(name + " scenario id", x ? std::optional(x->id) : std::nullopt,
+                y ? std::optional(y->id) : std::nullopt);
         rows.count(name + " keys", field(x, [](auto& g) { return g.allKeys.size(); }),
             field(y, [](auto& g) { return g.allKeys.size(); }));
         rows.count(name + " captures", field(x, [](auto& g) { return g.captures; }),
@@ -193,8 +232,15 @@ void compareGraphs(RowBuilder& rows, const Simulation& a, const Simulation& b)
         rows.count(name + " recaptures", field(x, recaptures), field(y, recaptures));
         rows.count(name + " replays", field(x, [](auto& g) { return g.replays; }),
             field(y, [](auto& g) { return g.replays; }));
-        rows.count(name + " eager calls", field(x, [](auto& g) { return g.eagerCalls; }),
-            field(y, [](auto& g) { return g.eagerCalls; }));
+        if (fromLog(a) != fromLog(b)) { // a log shows only the call that fell back, not the eager ones after
+            auto eager = [](const Simulation& sim, const GraphRecord* g) -> std::string {
+                return !g ? kNone : std::to_string(g->eagerCalls) + (fromLog(sim) ? " logged" : "");
+            };
+            rows.note(name + " eager calls", eager(a, x), eager(b, y));
+        } else {
+            rows.count(name + " eager calls", field(x, [](auto& g) { return g.eagerCalls; }),
+                field(y, [](auto& g) { return g.eagerCalls; }));
+        }
         rows.text(name + " fallback", fallback(x), fallback(y));
     }
 }
@@ -334,21 +380,47 @@ std::vector<PoolRows> poolsByCreation(const Simulation& recorded, const Simulati
     return out;
 }
 
+/// A pool's peak beside a log's highest logged state ("≥ 16.00 MiB (highest logged)").
+void loggedPeak(RowBuilder& rows, const std::string& metric, std::optional<uint64_t> a, bool logA,
+    std::optional<uint64_t> b, bool logB)
+{
+    auto words = [](std::optional<uint64_t> v, bool log) {
+        return !v ? std::string(kNone) : log ? "≥ " + formatMiB(*v) + " (highest logged)" : formatMiB(*v);
+    };
+    const bool differs = !a || !b || (logA && !logB && *a > *b) || (logB && !logA && *b > *a);
+    rows.flagged(metric, words(a, logA), words(b, logB), differs);
+}
+
 void compareMemory(RowBuilder& rows, const Simulation& a, const Simulation& b)
 {
     const RunOrigin originA = a.origin.kind, originB = b.origin.kind;
     rows.section("memory");
-    rows.bytes("peak device reserved", a.peakDeviceReserved, b.peakDeviceReserved);
-    rows.bytes("peak device allocated", a.peakDeviceAllocated, b.peakDeviceAllocated);
+    const bool logA = fromLog(a), logB = fromLog(b);
+    if (logA || logB) {
+        rows.note("peak device reserved", logA ? kNotLogged : formatMiB(a.peakDeviceReserved),
+            logB ? kNotLogged : formatMiB(b.peakDeviceReserved));
+        rows.note("peak device allocated", logA ? kNotLogged : formatMiB(a.peakDeviceAllocated),
+            logB ? kNotLogged : formatMiB(b.peakDeviceAllocated));
+    } else {
+        rows.bytes("peak device reserved", a.peakDeviceReserved, b.peakDeviceReserved);
+        rows.bytes("peak device allocated", a.peakDeviceAllocated, b.peakDeviceAllocated);
+    }
     // A recording's capacity only where the file told it.
     auto capacity = [](const Simulation& sim) {
         return sim.origin.kind == RunOrigin::Recorded && !sim.origin.capacityKnown
             ? std::nullopt
             : std::optional<uint64_t>(sim.capacityBytes);
     };
-    rows.bytes("device capacity", capacity(a), capacity(b));
+    if (logA || logB)
+        rows.note("device capacity", logA ? kNotLogged : formatMiB(a.capacityBytes),
+            logB ? kNotLogged : formatMiB(b.capacityBytes));
+    else
+        rows.bytes("device capacity", capacity(a), capacity(b));
     std::vector<PoolRows> groups;
-    if (originA != originB) {
+    if (logA || logB) {
+        // A log names each pool's graph (a reset line, or the pool first listed after its first capture).
+        groups = poolsByGraphs(a, b);
+    } else if (originA != originB) {
         const bool recordedIsA = originA == RunOrigin::Recorded;
         rows.note("pools paired by order of creation (a recording cannot name TorchAir graphs)",
             recordedIsA ? "recorded" : "simulated", recordedIsA ? "simulated" : "recorded");
@@ -376,8 +448,20 @@ void compareMemory(RowBuilder& rows, const Simulation& a, const Simulation& b)
                 total += p->*field;
             return std::optional<uint64_t>(total);
         };
-        if (g.kind)
+        if (g.kind && (logA || logB)) // a log does not tell a private pool from a custom one
+            rows.note(g.label + " kind", logA ? kNotLogged : kind(g.a, originA).value_or(kNone),
+                logB ? kNotLogged : kind(g.b, originB).value_or(kNone));
+        else if (g.kind)
             rows.text(g.label + " kind", kind(g.a, originA), kind(g.b, originB));
+        if (logA || logB) {
+            // A log's figure is the highest state it printed: the peak is at least that. It disagrees
+            // only when it is above the other run's peak.
+            loggedPeak(rows, g.label + " peak reserved", sum(g.a, &PoolRecord::peakReserved), logA,
+                sum(g.b, &PoolRecord::peakReserved), logB);
+            loggedPeak(rows, g.label + " peak allocated", sum(g.a, &PoolRecord::peakAllocated), logA,
+                sum(g.b, &PoolRecord::peakAllocated), logB);
+            continue;
+        }
         rows.bytes(
             g.label + " peak reserved", sum(g.a, &PoolRecord::peakReserved), sum(g.b, &PoolRecord::peakReserved));
         rows.bytes(
@@ -426,6 +510,78 @@ void compareCgtSteps(RowBuilder& rows, const Simulation& a, const Simulation& b)
     }
 }
 
+/// A call in words: "graph_2 {[16]} recapture (mutated_input)"; an unknown key or cause is said so.
+std::string callWords(const runtime::CallRecord& c)
+{
+    std::string s = (c.graph.empty() ? std::string("graph ?") : c.graph) + " {" + (c.key.empty() ? "?" : c.key) + "} "
+        + runtime::callActionName(c.action);
+    if (c.action == runtime::CallAction::Recapture)
+        s += " (" + (c.recaptureCause.empty() ? std::string("cause unknown") : c.recaptureCause) + ")";
+    return s;
+}
+
+/// What two records of one call disagree on; what either side does not know (an empty key or cause)
+/// is no disagreement.
+bool callsDisagree(const runtime::CallRecord& x, const runtime::CallRecord& y)
+{
+    auto differ = [](const std::string& p, const std::string& q) { return !p.empty() && !q.empty() && p != q; };
+    return differ(x.graph, y.graph) || differ(x.key, y.key) || x.action != y.action
+        || differ(x.recaptureCause, y.recaptureCause);
+}
+
+/// The calls a run's log shows: all of a simulation's whose steps print a line (TorchAir prints nothing
+/// for an eager call after a fallback), every call of a recording.
+std::vector<const runtime::CallRecord*> shownCalls(const Simulation& sim, bool onlyLogged)
+{
+    std::vector<const runtime::CallRecord*> out;
+    for (const runtime::CallRecord& c : sim.calls) {
+        bool said = !onlyLogged;
+        for (int i = c.firstEvent; !said && i < c.firstEvent + c.eventCount && i < int(sim.events.size()); ++i)
+            said = !sim.events[size_t(i)].log.empty();
+        if (said)
+            out.push_back(&c);
+    }
+    return out;
+}
+
+/// Call by call, when either run is a log (a recording with calls): the calls the log shows face the
+/// simulation's in order, every disagreement a row of its own, and a summary row first.
+void compareCalls(RowBuilder& rows, const Simulation& a, const Simulation& b)
+{
+    const bool logA = a.origin.kind == RunOrigin::Recorded && !a.calls.empty();
+    const bool logB = b.origin.kind == RunOrigin::Recorded && !b.calls.empty();
+    if (!logA && !logB)
+        return;
+    rows.section("calls");
+    const auto x = shownCalls(a, logB && !logA), y = shownCalls(b, logA && !logB);
+    const size_t n = std::max(x.size(), y.size());
+    size_t agree = 0;
+    std::vector<size_t> differing;
+    for (size_t i = 0; i < n; ++i) {
+        if (i < x.size() && i < y.size() && !callsDisagree(*x[i], *y[i]))
+            ++agree;
+        else
+            differing.push_back(i);
+    }
+    auto shown = [](const Simulation& sim, size_t count, bool log) {
+        std::string s = std::to_string(count) + (log ? " logged" : " shown in a log");
+        if (!log && count != sim.calls.size())
+            s += " of " + std::to_string(sim.calls.size()) + " (the rest print nothing)";
+        return s;
+    };
+    rows.note("calls a log shows", shown(a, x.size(), logA), shown(b, y.size(), logB));
+    const std::string agreeing = std::to_string(agree) + " of " + std::to_string(n) + " agree";
+    rows.note("calls side by side", agreeing, agreeing);
+    for (size_t i : differing) {
+        auto words = [](const std::vector<const runtime::CallRecord*>& calls, size_t k) -> std::optional<std::string> {
+            if (k >= calls.size())
+                return std::nullopt;
+            return "call " + std::to_string(calls[k]->index) + ": " + callWords(*calls[k]);
+        };
+        rows.text("call " + std::to_string(i), words(x, i), words(y, i));
+    }
+}
+
 /// Display width of UTF-8 text: code points, so "—" counts as one column.
 size_t columns(const std::string& s)
 {
@@ -459,6 +615,7 @@ RunComparison compareRuns(const Simulation& a, const Simulation& b, const std::s
     compareMemory(rows, a, b);
     compareHazards(rows, a, b);
     compareCgtSteps(rows, a, b);
+    compareCalls(rows, a, b);
     return out;
 }
 

@@ -31,7 +31,9 @@
 namespace engine::report {
 
 struct CompareRow {
-    std::string section; ///< "config", "totals", "graphs", "memory", "hazards", "CUDA graph steps"
+    /// "config", "totals", "graphs", "memory", "hazards", "CUDA graph steps", "calls" (when a run is a
+    /// log: the calls it shows against the other run's, in order, a row per call that disagrees)
+    std::string section;
     std::string metric; ///< "captures", "graph_1 replays", "pool of graph_1, graph_2 peak reserved", ...
     std::string a, b; ///< the values as shown; "—" where a run has no such item
     bool differs = false; ///< the underlying values differ (bytes compared exactly, not as printed)

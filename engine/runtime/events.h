@@ -10,8 +10,9 @@
 
 namespace engine::runtime {
 
-enum class LogLevel { Debug, Info, Warning };
-const char* logLevelName(LogLevel l); ///< "DEBUG", "INFO", "WARNING"
+/// Error occurs only in recorded runs (a log's ERROR lines); the simulator prints none.
+enum class LogLevel { Debug, Info, Warning, Error };
+const char* logLevelName(LogLevel l); ///< "DEBUG", "INFO", "WARNING", "ERROR"
 
 /// One line as TorchAir would print it. A non-empty `category` ("UserWarning", "DeprecationWarning")
 /// marks a `warnings.warn` text, printed as "<category>: <text>" and shown once per process.
@@ -19,6 +20,9 @@ struct LogLine {
     LogLevel level = LogLevel::Info;
     std::string text;
     std::string category;
+    /// Recorded runs read from a log (engine/ingest/run_log.h): the 1-based line of the file the line
+    /// starts on; 0 for a simulated line.
+    int sourceLine = 0;
 };
 
 enum class EventKind {

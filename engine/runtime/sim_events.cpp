@@ -15,6 +15,8 @@ const char* logLevelName(LogLevel l)
         return "INFO";
     case LogLevel::Warning:
         return "WARNING";
+    case LogLevel::Error:
+        return "ERROR";
     }
     return "?";
 }

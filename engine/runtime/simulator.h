@@ -155,6 +155,10 @@ struct RunOrigin {
     /// Recorded: whether the file tells the device's capacity (capacityBytes is then that); when
     /// false capacityBytes is 0 and reports say "not recorded".
     bool capacityKnown = false;
+    /// Recorded from a run log (engine/ingest/run_log.h; recordedAs then ends in " log"): its calls,
+    /// keys, actions and the pools' logged states are known; the device's totals and peaks between
+    /// logged states, the bytes each call copies and the scenario's graph ids are not.
+    bool log = false;
 };
 
 /// A file the run writes (cache_compile's cache, graph dumps), as the run's outputs.

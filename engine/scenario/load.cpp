@@ -210,6 +210,12 @@ Result<Scenario> loadScenarioOrGraph(const std::string& path, const SymbolValues
                 + ") is a recording, not a graph to simulate: open it with `snapshot`, or `import` it and step it "
                   "beside a simulation",
             path);
+    case SourceKind::RunLog:
+        return makeError(ErrorCode::InvalidArgument,
+            "a run log (" + detected->evidence
+                + ") is a recording, not a graph to simulate: `import` it and step it, or set it beside a simulation "
+                  "with `report LOG SCENARIO --compare`",
+            path);
     case SourceKind::CacheDir:
         return makeError(ErrorCode::InvalidArgument,
             "a TorchAir compile cache folder: `cache` reads it; simulate one of its compiled_module files", path);

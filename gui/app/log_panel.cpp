@@ -81,8 +81,8 @@ LogPanel::LogPanel(ProjectSession* session, QWidget* parent)
     m_title->setWordWrap(true);
     m_title->setTextInteractionFlags(Qt::TextSelectableByMouse);
     m_level->setObjectName("logLevel");
-    for (auto level :
-        { engine::runtime::LogLevel::Debug, engine::runtime::LogLevel::Info, engine::runtime::LogLevel::Warning })
+    for (auto level : { engine::runtime::LogLevel::Debug, engine::runtime::LogLevel::Info,
+             engine::runtime::LogLevel::Warning, engine::runtime::LogLevel::Error })
         m_level->addItem(QString::fromUtf8(engine::runtime::logLevelName(level)), int(level));
     m_text->setObjectName("logText");
     m_text->setPlaceholderText("text contains ...");

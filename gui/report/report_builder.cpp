@@ -101,6 +101,8 @@ Result<std::string> buildReportJson(const ReportRequest& request)
                 done = loadCache(input, loaded);
             else if (detected->kind == SourceKind::MemorySnapshot)
                 done = loadSnapshot(input, loaded, traceRead);
+            else if (detected->kind == SourceKind::RunLog)
+                done = loadRunLog(input, loaded);
             else
                 done = loadSimulated(input, request.compareSettings, loaded, input == tracePath ? traceRead : nullptr);
         }

@@ -2,6 +2,7 @@
 #include "gui/report/report_inputs.h"
 
 #include "engine/core/text_codec.h"
+#include "engine/ingest/run_log.h"
 #include "engine/ingest/snapshot_hints.h"
 #include "engine/ingest/source.h"
 #include "engine/passes/pipeline.h"
@@ -119,6 +120,18 @@ Result<void> loadSnapshot(
             return run.error();
         std::string label = run->sim.scenarioName;
         into.runs.push_back({ std::move(run->sim), std::move(label), {}, {}, {}, {} });
+    }
+    return {};
+}
+
+Result<void> loadRunLog(const std::string& path, LoadedInputs& into)
+{
+    auto log = engine::ingest::readRunLog(path);
+    if (!log)
+        return log.error();
+    for (engine::ingest::LogRun& run : log->runs) {
+        std::string label = run.sim.scenarioName;
+        into.runs.push_back({ std::move(run.sim), std::move(label), {}, {}, {}, {} });
     }
     return {};
 }

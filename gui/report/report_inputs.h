@@ -58,6 +58,9 @@ engine::Result<void> loadSimulated(const std::string& input, const std::vector<e
 /// compile ids and recordings (engine/ingest/snapshot_hints.h).
 engine::Result<void> loadSnapshot(const std::string& path, LoadedInputs& into,
     const std::vector<engine::readers::trace::TorchTrace>* trace = nullptr);
+/// Each process of a run log as a recorded run (engine/ingest/run_log.h); the log's own notes (foreign
+/// lines, a cut) go to the first run's notes.
+engine::Result<void> loadRunLog(const std::string& path, LoadedInputs& into);
 /// The first TORCH_TRACE among `inputs` ("" when none): read once, it is simulated and names the
 /// compiles of a snapshot of the same run.
 std::string traceAmong(const std::vector<std::string>& inputs);

@@ -1,0 +1,478 @@
+// The log reader (engine/ingest/run_log.h): every line form, and the round trip: every sample and test
+// scenario simulated, its log written the ways a job writes it (the simulator's own output, TorchAir's
+// logger form, INFO only, ranks interleaved, foreign lines between, cut), read back, gives the calls,
+// actions, causes and memory states of the simulation that wrote it.
+#include "engine/ingest/run_log.h"
+#include "engine/report/simulation_report.h"
+#include "engine/scenario/load.h"
+
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+namespace {
+
+using engine::ingest::LogEntry;
+using engine::ingest::LogFormat;
+using engine::ingest::parseLogLine;
+using engine::ingest::readRunLogText;
+using engine::runtime::CallAction;
+using engine::runtime::LogLevel;
+using engine::runtime::Simulation;
+
+TEST(LogLine, TorchairLoggerForm)
+{
+    const LogEntry e = parseLogLine("[INFO] TORCHAIR(4242,python3):2026-11-27 10:00:01.002.003 [acl_graph.py:402]4243 "
+                                    "Find captured AclGraph{id: 1} of fx_graph graph_1 with graph key {[8]}.",
+        7);
+    EXPECT_EQ(e.format, LogFormat::Torchair);
+    EXPECT_EQ(e.line, 7);
+    EXPECT_EQ(e.level, LogLevel::Info);
+    EXPECT_EQ(e.logger, "TORCHAIR");
+    EXPECT_EQ(e.pid, 4242);
+    EXPECT_EQ(e.source, "acl_graph.py:402");
+    EXPECT_EQ(e.timeUs % 1000000, 2003);
+    EXPECT_EQ(e.message, "Find captured AclGraph{id: 1} of fx_graph graph_1 with graph key {[8]}.");
+
+    const LogEntry n = parseLogLine("[DEBUG] NPUGRAPH_EX(7,python):2026-01-02 03:04:05.006.007 [utils.py:9]7 x y", 1);
+    EXPECT_EQ(n.format, LogFormat::Torchair);
+    EXPECT_EQ(n.logger, "NPUGRAPH_EX");
+    EXPECT_EQ(n.level, LogLevel::Debug);
+    EXPECT_EQ(n.message, "x y");
+}
+
+TEST(LogLine, ShortSimulatorWarningAndGlogForms)
+{
+    const LogEntry s = parseLogLine("[INFO] TORCHAIR 2024-04-30 14:48:18 Cache ModelCacheMeta(...) saved to /p", 1);
+    EXPECT_EQ(s.format, LogFormat::TorchairShort);
+    EXPECT_EQ(s.message, "Cache ModelCacheMeta(...) saved to /p");
+
+    const LogEntry sim = parseLogLine("[WARNING] TORCHAIR call 12: The capture_limit reached ...", 2);
+    EXPECT_EQ(sim.format, LogFormat::Simulator);
+    EXPECT_EQ(sim.call, 12);
+    EXPECT_EQ(sim.level, LogLevel::Warning);
+
+    const LogEntry cat = parseLogLine("UserWarning: Because acl graph fixes memory addresses, ...", 3);
+    EXPECT_EQ(cat.format, LogFormat::Simulator);
+    EXPECT_EQ(cat.category, "UserWarning");
+
+    const LogEntry py
+        = parseLogLine("/venv/torchair/acl_graph.py:812: UserWarning: The static_capture_size_limit x", 4);
+    EXPECT_EQ(py.format, LogFormat::PythonWarning);
+    EXPECT_EQ(py.source, "/venv/torchair/acl_graph.py:812");
+    EXPECT_EQ(py.message, "The static_capture_size_limit x");
+
+    const LogEntry g = parseLogLine("[rank1]:V1126 09:41:35.622000 438 torch/_inductor/scheduler.py:6545] [0/0] "
+                                    "[__cudagraphs] Created 1 graph partitions\r",
+        5);
+    EXPECT_EQ(g.format, LogFormat::PyTorch);
+    EXPECT_EQ(g.rank, "1");
+    EXPECT_EQ(g.pid, 438);
+    EXPECT_EQ(g.compileId, "0/0");
+    EXPECT_EQ(g.artifact, "cudagraphs");
+    EXPECT_EQ(g.message, "Created 1 graph partitions");
+
+    EXPECT_EQ(parseLogLine("[default3]:[INFO] TORCHAIR call 0: x", 6).rank, "3");
+    EXPECT_EQ(parseLogLine("[1,2]<stderr>:[INFO] TORCHAIR call 0: x", 6).rank, "2");
+    for (const char* foreign : { "", "[   0.30s] env {\"a\": 1}", "Traceback (most recent call last):", "[INFO]",
+             "[INFO] TORCHAIR(", "[INFO] TORCHAIR(12,py):2026-13-01 00:00:00 [a:1]1 x", "V1126 bad",
+             "I1126 09:41:35.622000 438 nocolon] x" })
+        EXPECT_EQ(parseLogLine(foreign, 1).format, LogFormat::Foreign) << foreign;
+}
+
+TEST(LogLine, RunLogDetection)
+{
+    std::string why;
+    EXPECT_TRUE(engine::ingest::looksLikeRunLog("hello\n[INFO] TORCHAIR call 0: x\n", &why));
+    EXPECT_NE(why.find("line 2"), std::string::npos) << why;
+    EXPECT_TRUE(engine::ingest::looksLikeRunLog(
+        "V1126 09:38:38.986000 437 torch/_dynamo/guards.py:4760] [0/1] [__recompiles] Recompiling function", &why));
+    EXPECT_FALSE(engine::ingest::looksLikeRunLog("just text\nmore text\n", &why));
+    EXPECT_FALSE(engine::ingest::looksLikeRunLog("V1126 09:38:38.986000 437 torch/_x.py:1] [__other] y\n", &why));
+}
+
+// ---- the round trip ------------------------------------------------------------------------------
+
+struct Written {
+    std::string name;
+    Simulation sim;
+};
+
+std::vector<Written> allRuns(bool cuda);
+
+std::vector<Written> torchairRuns()
+{
+    return allRuns(false);
+}
+
+std::vector<Written> allRuns(bool cuda)
+{
+    std::vector<std::string> files;
+    for (const char* dir : { "/resources/samples", "/tests/data/scenarios" })
+        for (const auto& f : std::filesystem::directory_iterator(std::string(ACLGI_SOURCE_DIR) + dir))
+            if (f.path().extension() == ".json")
+                files.push_back(f.path().string());
+    std::sort(files.begin(), files.end());
+    std::vector<Written> out;
+    for (const std::string& f : files) {
+        auto scenario = engine::scenario::loadScenarioOrGraph(f);
+        if (!scenario)
+            continue; // a scenario that is wrong on purpose (truncated.json)
+        auto sim = engine::runtime::simulate(*scenario);
+        EXPECT_TRUE(sim.ok()) << f;
+        if (!sim || bool(sim->cuda) != cuda)
+            continue;
+        out.push_back({ std::filesystem::path(f).filename().string(), std::move(sim.value()) });
+    }
+    EXPECT_GE(out.size(), cuda ? 4u : 11u);
+    return out;
+}
+
+/// The calls a log shows: those whose steps printed a line (an eager call after a fallback prints none).
+std::vector<const engine::runtime::CallRecord*> loggedCalls(const Simulation& sim)
+{
+    std::vector<const engine::runtime::CallRecord*> out;
+    for (const auto& c : sim.calls) {
+        bool said = false;
+        for (int i = c.firstEvent; i < c.firstEvent + c.eventCount; ++i)
+            said = said || !sim.events[size_t(i)].log.empty();
+        if (said)
+            out.push_back(&c);
+    }
+    return out;
+}
+
+/// TorchAir's logger form of a simulated line, as a job with pid `pid` prints it.
+std::string loggerLine(const engine::runtime::LogLine& l, int pid, int n, const std::string& tag)
+{
+    if (!l.category.empty())
+        return "/usr/lib/python3/site-packages/torchair/acl_graph.py:812: " + l.category + ": " + l.text
+            + "\n  warnings.warn(";
+    char time[64];
+    std::snprintf(
+        time, sizeof time, "2026-11-27 10:%02d:%02d.%03d.%03d", (n / 60000) % 60, (n / 1000) % 60, n % 1000, n % 997);
+    return "[" + std::string(engine::runtime::logLevelName(l.level)) + "] " + tag + "(" + std::to_string(pid)
+        + ",python3):" + time + " [acl_graph.py:100]" + std::to_string(pid) + " " + l.text;
+}
+
+std::string loggerText(const Simulation& sim, LogLevel min, int pid = 4242, const std::string& prefix = "")
+{
+    const std::string tag = engine::report::logTag(sim);
+    std::string out;
+    int n = 0;
+    for (const auto& l : sim.log)
+        if (int(l.level) >= int(min) || !l.category.empty()) {
+            std::string line = loggerLine(l, pid, n++, tag);
+            if (!prefix.empty()) // a launcher's prefix goes on every physical line
+                for (size_t at = 0; at != std::string::npos; at = line.find('\n', at + 1))
+                    line.insert(at == 0 ? 0 : at + 1, prefix);
+            out += line + "\n";
+        }
+    return out;
+}
+
+/// Checks that `read` shows the calls of `sim` that its log shows: graph, key, action, cause (when the
+/// log says it) and pools (when it has memory states).
+void expectSameCalls(const Simulation& sim, const Simulation& read, bool causes, bool memory, const std::string& what,
+    int* statesCompared = nullptr)
+{
+    int ignored = 0;
+    if (!statesCompared)
+        statesCompared = &ignored;
+    const auto calls = loggedCalls(sim);
+    // A call that ran out of memory (or raised) has no record in the simulation; its log shows a capture
+    // that started and never succeeded: the reader keeps it as raised.
+    const bool raised = sim.outOfMemory || !sim.failure.empty();
+    ASSERT_EQ(read.calls.size(), calls.size() + (raised && read.calls.size() > calls.size())) << what;
+    if (read.calls.size() > calls.size()) {
+        EXPECT_STREQ(callActionName(read.calls.back().action), "raised") << what;
+    }
+    for (size_t i = 0; i < calls.size(); ++i) {
+        const auto& a = *calls[i];
+        const auto& b = read.calls[i];
+        const std::string at = what + " call " + std::to_string(a.index);
+        EXPECT_EQ(b.graph, a.graph) << at;
+        EXPECT_EQ(b.key, a.key) << at;
+        EXPECT_STREQ(callActionName(b.action), callActionName(a.action)) << at;
+        if (causes) {
+            EXPECT_EQ(b.recaptureCause, a.recaptureCause) << at;
+        }
+        if (!memory || b.pools.empty())
+            continue;
+        // A call whose last memory state is logged after its outputs were rebuilt (its last step) ends in
+        // that state: the pools read from the log are the simulation's after the call, segment by segment.
+        std::string last;
+        for (int e = b.firstEvent; e < b.firstEvent + b.eventCount; ++e)
+            for (const auto& l : read.events[size_t(e)].log)
+                if (l.text.find("memory state is {") != std::string::npos)
+                    last = l.text;
+        if (last.rfind("After reconstructing", 0) != 0)
+            continue;
+        ++*statesCompared;
+        ASSERT_EQ(b.pools.size(), a.pools.size()) << at;
+        for (size_t p = 0; p < a.pools.size(); ++p) {
+            EXPECT_EQ(b.pools[p].pool, a.pools[p].pool) << at;
+            EXPECT_EQ(b.pools[p].totalSize, a.pools[p].totalSize) << at;
+            EXPECT_EQ(b.pools[p].allocatedSize, a.pools[p].allocatedSize) << at;
+            EXPECT_EQ(b.pools[p].blockNum, a.pools[p].blockNum) << at;
+            EXPECT_EQ(b.pools[p].activateNum, a.pools[p].activateNum) << at;
+            EXPECT_EQ(b.pools[p].segments.size(), a.pools[p].segments.size()) << at;
+        }
+    }
+    for (const auto& g : read.graphs) {
+        if (raised && g.name == read.calls.back().graph && read.calls.size() > calls.size())
+            continue; // its last capture raised: the log tells the attempt, not what it counted
+        auto it = std::find_if(sim.graphs.begin(), sim.graphs.end(), [&](const auto& s) { return s.name == g.name; });
+        ASSERT_NE(it, sim.graphs.end()) << what << " " << g.name;
+        EXPECT_EQ(g.captures, it->captures) << what << " " << g.name;
+        EXPECT_EQ(g.fallbackToEager, it->fallbackToEager) << what << " " << g.name;
+        if (causes && !raised) { // the counters of a capture that raised are not logged
+            EXPECT_EQ(g.recapturesMutatedInput, it->recapturesMutatedInput) << what << " " << g.name;
+            EXPECT_EQ(g.recapturesCoreLimit, it->recapturesCoreLimit) << what << " " << g.name;
+            EXPECT_EQ(g.counters, it->counters) << what << " " << g.name;
+        }
+    }
+}
+
+TEST(RunLogRoundTrip, TheSimulatorsOwnOutputReadsBackAsItsRun)
+{
+    int states = 0;
+    for (const Written& w : torchairRuns()) {
+        const std::string text = engine::report::simulationText(w.sim, LogLevel::Debug);
+        auto log = readRunLogText(text, w.name + ".log");
+        ASSERT_TRUE(log.ok()) << w.name << ": " << log.error().toString();
+        ASSERT_EQ(log->runs.size(), 1u) << w.name;
+        const Simulation& read = log->runs[0].sim;
+        EXPECT_EQ(read.origin.kind, engine::runtime::RunOriginKind::Recorded);
+        expectSameCalls(w.sim, read, true, true, w.name + " (simulator form)", &states);
+        EXPECT_EQ(read.hazards.empty(), std::none_of(w.sim.hazards.begin(), w.sim.hazards.end(), [](const auto& h) {
+            return h.kind == engine::runtime::HazardKind::Fallback
+                || h.kind == engine::runtime::HazardKind::RecaptureStorm;
+        })) << w.name;
+    }
+    EXPECT_GE(states, 5) << "calls whose pools were compared segment by segment";
+}
+
+TEST(RunLogRoundTrip, TorchairsLoggerFormWithoutCallNumbers)
+{
+    for (const Written& w : torchairRuns()) {
+        auto log = readRunLogText(loggerText(w.sim, LogLevel::Debug), w.name + ".log");
+        ASSERT_TRUE(log.ok()) << w.name << ": " << log.error().toString();
+        ASSERT_EQ(log->runs.size(), 1u) << w.name;
+        expectSameCalls(w.sim, log->runs[0].sim, true, true, w.name + " (logger form)");
+        // Every line of the run keeps the line it came from.
+        for (const auto& l : log->runs[0].sim.log)
+            EXPECT_GT(l.sourceLine, 0) << w.name;
+    }
+}
+
+TEST(RunLogRoundTrip, InfoOnlyLogsKeepActionsAndLeaveCausesUnknown)
+{
+    for (const Written& w : torchairRuns()) {
+        auto log = readRunLogText(loggerText(w.sim, LogLevel::Info), w.name + ".log");
+        if (!log) // a run that prints nothing at INFO
+            continue;
+        ASSERT_EQ(log->runs.size(), 1u) << w.name;
+        expectSameCalls(w.sim, log->runs[0].sim, false, false, w.name + " (INFO)");
+        // At INFO only the reset on a fallback prints a memory state.
+        bool states = false;
+        for (const auto& c : log->runs[0].sim.calls)
+            states = states || !c.pools.empty();
+        EXPECT_EQ(log->runs[0].sim.sizesUnknown.empty(), states) << w.name;
+    }
+}
+
+TEST(RunLogRoundTrip, RanksInterleavedWithForeignLinesBetween)
+{
+    const auto runs = torchairRuns();
+    ASSERT_GE(runs.size(), 2u);
+    const Written& a = runs[0];
+    const Written& b = runs[3];
+    auto split = [](const std::string& text) {
+        std::vector<std::string> lines;
+        for (size_t pos = 0; pos < text.size();) {
+            size_t end = text.find('\n', pos);
+            lines.push_back(text.substr(pos, end - pos));
+            pos = end + 1;
+        }
+        return lines;
+    };
+    const auto la = split(loggerText(a.sim, LogLevel::Debug, 100, "[rank0]:"));
+    const auto lb = split(loggerText(b.sim, LogLevel::Debug, 200, "[rank1]:"));
+    std::string text = "launching 2 ranks\n";
+    for (size_t i = 0, j = 0; i < la.size() || j < lb.size();) {
+        // Interleave whole messages: a memory state's continuation lines stay with their first line.
+        auto take = [&](const std::vector<std::string>& l, size_t& k) {
+            text += l[k++] + "\n";
+            while (k < l.size() && l[k].find("]:(") != std::string::npos)
+                text += l[k++] + "\n";
+        };
+        if (i < la.size())
+            take(la, i);
+        if (j < lb.size())
+            take(lb, j);
+        if ((i + j) % 7 == 0)
+            text += "step " + std::to_string(i) + " loss 0.25\n";
+    }
+    auto log = readRunLogText(text, "ranks.log");
+    ASSERT_TRUE(log.ok()) << log.error().toString();
+    ASSERT_EQ(log->runs.size(), 2u);
+    EXPECT_EQ(log->runs[0].label, "rank 0");
+    EXPECT_EQ(log->runs[1].label, "rank 1");
+    EXPECT_GT(log->foreign, 0);
+    expectSameCalls(a.sim, log->runs[0].sim, true, true, a.name + " (rank 0)");
+    expectSameCalls(b.sim, log->runs[1].sim, true, true, b.name + " (rank 1)");
+}
+
+TEST(RunLogRoundTrip, ALogCutAtEitherEndSaysSo)
+{
+    for (const Written& w : torchairRuns()) {
+        const std::string text = loggerText(w.sim, LogLevel::Debug);
+        const size_t third = text.find('\n', text.size() / 3);
+        const size_t twoThirds = text.find('\n', 2 * text.size() / 3);
+        if (third == std::string::npos || twoThirds == std::string::npos)
+            continue;
+        // Cut in the middle of a line at both ends.
+        auto log = readRunLogText(std::string_view(text).substr(third - 10, twoThirds + 25 - (third - 10)), "cut.log");
+        if (!log)
+            continue; // nothing of TorchAir's left
+        for (const auto& run : log->runs)
+            for (const auto& c : run.sim.calls)
+                EXPECT_FALSE(c.graph.empty() && c.key.empty() && c.action == CallAction::Capture) << w.name;
+    }
+}
+
+/// PyTorch's glog form of a simulated CUDA Graph Trees line: every physical line of a message prefixed,
+/// as torch._logging prints it.
+std::string glogText(const Simulation& sim)
+{
+    std::string out;
+    for (const auto& l : sim.log) {
+        const char level = l.level == LogLevel::Debug ? 'V' : l.level == LogLevel::Info ? 'I' : 'W';
+        std::string text = l.text;
+        for (size_t pos = 0;;) {
+            const size_t end = text.find('\n', pos);
+            out += std::string(1, level) + "1127 10:00:00.000000 4242 torch/_inductor/cudagraph_trees.py:2380] "
+                + "[__cudagraphs] " + text.substr(pos, end == std::string::npos ? std::string::npos : end - pos) + "\n";
+            if (end == std::string::npos)
+                break;
+            pos = end + 1;
+        }
+    }
+    return out;
+}
+
+TEST(RunLogRoundTrip, CudaGraphTreesLogsReadBackAsTheirRun)
+{
+    for (const Written& w : allRuns(true)) {
+        for (const bool glog : { false, true }) {
+            const std::string text = glog ? glogText(w.sim) : engine::report::simulationText(w.sim, LogLevel::Debug);
+            auto log = readRunLogText(text, w.name + ".log");
+            ASSERT_TRUE(log.ok()) << w.name << ": " << log.error().toString();
+            ASSERT_EQ(log->runs.size(), 1u) << w.name;
+            const Simulation& read = log->runs[0].sim;
+            EXPECT_EQ(read.profile, engine::memory::Profile::Cuda) << w.name;
+            EXPECT_TRUE(read.origin.log) << w.name;
+            expectSameCalls(w.sim, read, true, false, w.name + (glog ? " (glog form)" : " (simulator form)"));
+        }
+    }
+}
+
+/// The real stderr logs of the CUDA Graph Trees cases recorded with TORCH_LOGS=+cudagraphs (their
+/// truth.json was derived from the trace, snapshot and log together, not by this product): the
+/// warm-ups and recordings read from the log alone, in order, with their compile ids, are truth's.
+TEST(RunLogReal, CudaGraphTreesCasesWarmUpAndRecordAsTheirTruthSays)
+{
+    const std::string dir = std::string(ACLGI_TEST_DATA_DIR) + "/real/cudagraph_cases_f/";
+    std::ifstream in(dir + "truth.json");
+    ASSERT_TRUE(in.good());
+    const nlohmann::json truth = nlohmann::json::parse(in);
+    int checked = 0;
+    for (const auto& c : truth["cases"]) {
+        const std::string id = c["id"];
+        // f_trees_off: cudagraph_trees=False logs nothing of its recording (the old cudagraphify);
+        // f_training: a backward graph warms up and records under the forward's compile id, which the
+        // log does not tell apart (training is not modelled).
+        if (id == "f_trees_off" || id == "f_training")
+            continue;
+        std::vector<std::string> expected, got;
+        for (const auto& call : c["calls"]) {
+            const std::string action = call["action"];
+            if (action == "warmup" || action == "record") {
+                std::string by = call.value("served_by", "");
+                expected.push_back(action + " " + by.substr(0, by.find(' ')));
+            }
+        }
+        auto log = engine::ingest::readRunLog(dir + id + ".log");
+        ASSERT_TRUE(log.ok()) << id << ": " << log.error().toString();
+        ASSERT_EQ(log->runs.size(), 1u) << id;
+        for (const auto& call : log->runs[0].sim.calls)
+            if (call.action == CallAction::Warmup)
+                got.push_back("warmup " + call.graph);
+            else if (call.action == CallAction::Capture || call.action == CallAction::Recapture)
+                got.push_back("record " + call.graph);
+        EXPECT_EQ(got, expected) << id;
+        ++checked;
+    }
+    EXPECT_EQ(checked, 10);
+}
+
+TEST(RunLogReal, HazardsFromTheLogAlone)
+{
+    const std::string dir = std::string(ACLGI_TEST_DATA_DIR) + "/real/cudagraph_cases_f/";
+    auto kinds = [&](const std::string& id) {
+        auto log = engine::ingest::readRunLog(dir + id + ".log");
+        std::vector<std::string> out;
+        if (log)
+            for (const auto& h : log->runs[0].sim.hazards)
+                out.push_back(engine::runtime::hazardKindName(h.kind));
+        return out;
+    };
+    // truth.md: d_recompile_limit hits torch._dynamo.config.recompile_limit (3) at 0/3..0/8;
+    // f_kv_not_static skips cudagraphs ("mutated inputs (4 instances)"); d_rerecord_limit re-records
+    // 6 times.
+    EXPECT_EQ(kinds("d_recompile_limit"), std::vector<std::string> { "recompile_limit" });
+    EXPECT_EQ(kinds("f_kv_not_static"), std::vector<std::string> { "cudagraphs_skipped" });
+    EXPECT_EQ(kinds("d_rerecord_limit"), std::vector<std::string> { "recapture_storm" });
+    auto log = engine::ingest::readRunLog(dir + "d_recompile_limit.log");
+    ASSERT_TRUE(log.ok());
+    EXPECT_NE(log->runs[0].sim.hazards[0].message.find("6 calls"), std::string::npos)
+        << log->runs[0].sim.hazards[0].message;
+}
+
+/// The three logs recorded with every cudagraphs artifact (../shared/real/logs, run_4.sh): the calls
+/// the log shows, as ../shared/real/cudagraph_cases/truth.md lists those runs (checked by hand once:
+/// replays show only where re-record checks failed first).
+TEST(RunLogReal, SharedLogsShowTheirCalls)
+{
+    const std::string dir = std::string(ACLGI_TEST_DATA_DIR) + "/real/logs/";
+    auto actions = [&](const std::string& name) {
+        auto log = engine::ingest::readRunLog(dir + name);
+        std::string out;
+        if (!log)
+            return log.error().toString();
+        for (const auto& c : log->runs[0].sim.calls)
+            out += std::string(out.empty() ? "" : " ") + callActionName(c.action) + ":" + c.graph
+                + (c.key.empty() ? "" : "@" + c.key);
+        return out;
+    };
+    EXPECT_EQ(actions("d_two_functions.log"), "warmup:0/0 warmup:0/1 capture:0/1 capture:0/0");
+    EXPECT_EQ(actions("c_ind_static.log"),
+        "warmup:0/0 warmup:0/1 capture:0/1 warmup:0/2 capture:0/2 recapture:0/1 replay:0/1 replay:0/1 "
+        "recapture:0/1 replay:0/1 replay:0/1 recapture:0/1 replay:0/1 replay:0/1 replay:0/1 replay:0/1 replay:0/1");
+    EXPECT_EQ(actions("d_dynamic_warn.log"),
+        "warmup:0/0 capture:0/0 warmup:0/1@2 capture:0/1@2 warmup:0/1@3 capture:0/1@3 warmup:0/1@4 capture:0/1@4 "
+        "warmup:0/1@5 capture:0/1@5 warmup:0/1@6 capture:0/1@6 warmup:0/1@7 capture:0/1@7");
+}
+
+TEST(RunLog, NoTorchairLineIsAnErrorNamingTheFile)
+{
+    auto log = readRunLogText("hello\nworld\n", "x.log");
+    ASSERT_FALSE(log.ok());
+    EXPECT_EQ(log.error().context, "x.log");
+    EXPECT_NE(log.error().message.find("2 lines"), std::string::npos) << log.error().message;
+}
+
+} // namespace
