@@ -88,6 +88,15 @@ shot cuda-config.png "$work/samples.aclgi" --select "#13 CUDA Graph Trees: one r
 shot real-beside-simulation.png "$work/real-beside.aclgi" --select "#1 c_trace" --dock Compare --compare-runs 1,2
 SCREEN=1366x768 shot real-beside-simulation-1366.png "$work/real-beside.aclgi" --select "#1 c_trace" \
     --dock Compare --compare-runs 1,2
+# A TorchAir log (sample 09's, in TorchAir's logger form) beside the simulation of its scenario with a
+# higher static_capture_size_limit: Compare selects the first call they disagree on (call 3, where the
+# log falls back to eager) and steps the log's run there; the Log view shows its lines with their line
+# numbers in the file.
+"$app" simulate resources/samples/09_capture_limit_fallback.json --set debug.aclgraph.static_capture_size_limit=8 \
+    --db "$work/log-beside.aclgi" >/dev/null
+"$app" import resources/samples/logs/09_capture_limit_fallback.torchair.log --db "$work/log-beside.aclgi" --quiet
+shot log-beside-simulation.png "$work/log-beside.aclgi" --compare-runs 2,1 --dock Compare --dock Log
+SCREEN=1366x768 shot log-beside-simulation-1366.png "$work/log-beside.aclgi" --compare-runs 2,1 --dock Compare --dock Log
 # The 80-layer decoder's run stepped to an input update of its decode graph (2,173 nodes, folded).
 shot graph-decoder80.png "$work/decoder80.aclgi" --step 13
 # A node of sample 01's decode graph in the Inspector, and the graph's pass reports.

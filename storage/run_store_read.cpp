@@ -409,13 +409,21 @@ Result<StoredRun> readRun(Database& db, int64_t runId)
 Result<std::vector<PoolSnapshot>> memoryAt(Database& db, int64_t runId, int event)
 {
     const std::string what = "run " + std::to_string(runId) + " event " + std::to_string(event);
-    auto run = detail::selectRun(db, runId, "events, keyframe_interval");
+    auto run = detail::selectRun(db, runId, "events, keyframe_interval, origin, recorded_as");
     if (!run)
         return run.error();
     const int64_t events = run->columnInt(0);
-    if (run->columnInt(1) <= 0)
+    if (run->columnInt(1) <= 0) {
+        const std::string as = run->columnText(3);
+        if (run->columnText(2) == "recorded" && as.size() > 4 && as.compare(as.size() - 4, 4, " log") == 0)
+            return Error { ErrorCode::NotFound,
+                "run " + std::to_string(runId) + " is a " + as
+                    + ": a log has no block-level memory; TorchAir's DEBUG memory-state lines give each graph "
+                      "pool's segments, shown with each call (Inspector) and in Compare",
+                db.path() };
         return Error { ErrorCode::NotFound, "run " + std::to_string(runId) + " was stored without its memory timeline",
             db.path() };
+    }
     if (event < 0 || event >= events)
         return Error { ErrorCode::InvalidArgument,
             what + ": out of range (the run has " + std::to_string(events) + " events)", db.path() };

@@ -267,7 +267,7 @@ struct RunLogReader::Impl {
         }
         if (log.runs.empty())
             return Error { ErrorCode::InvalidArgument,
-                "no TorchAir or PyTorch log line in its " + std::to_string(lineNo)
+                "not a run log: no TorchAir or PyTorch log line in its " + std::to_string(lineNo)
                     + " lines (TorchAir's logger writes \"[INFO] TORCHAIR(<pid>,<exe>):<time> [<file>:<line>]<tid> "
                       "<message>\", PyTorch's TORCH_LOGS \"V1126 09:38:32.090000 437 <file>:<line>] <message>\")",
                 path };

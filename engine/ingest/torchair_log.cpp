@@ -509,7 +509,10 @@ void TorchairBuilder::add(const LogEntry& e, int lastLine)
         c.rec.key = p.key;
 
     // The step the text belongs to.
-    const EventKind kind = phase != kNoPhase || !m_eventOpen ? eventOf(p.kind) : m_sim.events.back().kind;
+    // Lines before the first call (warnings at import, the config's): a run-level step.
+    const EventKind kind = !c.open          ? EventKind::Compile
+        : phase != kNoPhase || !m_eventOpen ? eventOf(p.kind)
+                                            : m_sim.events.back().kind;
     if (!m_eventOpen || m_sim.events.back().kind != kind || m_sim.events.back().call != (c.open ? c.rec.index : -1)) {
         std::string summary;
         switch (kind) {
@@ -531,8 +534,11 @@ void TorchairBuilder::add(const LogEntry& e, int lastLine)
         case EventKind::Eager:
             summary = "eager (static shape kernel)";
             break;
+        case EventKind::Compile:
+            summary = "before the first call";
+            break;
         default:
-            summary = c.open ? "outputs" : "log";
+            summary = "outputs";
         }
         event(kind, summary);
     }

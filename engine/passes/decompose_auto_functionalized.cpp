@@ -482,12 +482,12 @@ Result<void> Decomposer::expand(const std::string& name, const Plan& p)
     // others. The dispatcher hands the traced call its schema's positional arguments by position and
     // leaves out trailing defaults (and keyword-only arguments equal to their default).
     std::vector<std::pair<std::string, Arg>> kwargs = p.opKwargs;
-    for (const auto& [k, v] : mutableValues) {
-        auto it = std::find_if(kwargs.begin(), kwargs.end(), [&](const auto& e) { return e.first == k; });
+    for (const auto& kv : mutableValues) { // (a structured binding is not captured by C++17 lambdas)
+        auto it = std::find_if(kwargs.begin(), kwargs.end(), [&](const auto& e) { return e.first == kv.first; });
         if (it != kwargs.end())
-            it->second = v;
+            it->second = kv.second;
         else
-            kwargs.emplace_back(k, v);
+            kwargs.emplace_back(kv.first, kv.second);
     }
     std::vector<Arg> args;
     std::vector<std::pair<std::string, Arg>> keywords;

@@ -54,6 +54,9 @@ public:
         add(metric, x, y, a != b);
     }
 
+    CompareRow& last() { return m_out.rows.back(); }
+    RunComparison& result() { return m_out; }
+
     /// A row whose difference the caller decides.
     void flagged(const std::string& metric, const std::string& a, const std::string& b, bool differs)
     {
@@ -579,6 +582,11 @@ void compareCalls(RowBuilder& rows, const Simulation& a, const Simulation& b)
             return "call " + std::to_string(calls[k]->index) + ": " + callWords(*calls[k]);
         };
         rows.text("call " + std::to_string(i), words(x, i), words(y, i));
+        CompareRow& row = rows.last();
+        row.callA = i < x.size() ? x[i]->index : -1;
+        row.callB = i < y.size() ? y[i]->index : -1;
+        if (rows.result().firstCallDisagreement < 0)
+            rows.result().firstCallDisagreement = int(rows.result().rows.size()) - 1;
     }
 }
 

@@ -37,12 +37,16 @@ struct CompareRow {
     std::string metric; ///< "captures", "graph_1 replays", "pool of graph_1, graph_2 peak reserved", ...
     std::string a, b; ///< the values as shown; "—" where a run has no such item
     bool differs = false; ///< the underlying values differ (bytes compared exactly, not as printed)
+    /// Rows of the "calls" section: the call of each run the row shows (CallRecord::index), -1 for none.
+    int callA = -1, callB = -1;
 };
 
 struct RunComparison {
     std::string labelA, labelB;
     std::vector<CompareRow> rows; ///< by section in the order above
     int differing = 0; ///< rows with differs set
+    /// The first row of the "calls" section that differs (the first call the runs disagree on), -1 for none.
+    int firstCallDisagreement = -1;
 };
 
 /// Where a run's figures come from: runtime::Simulation::origin's kind (Simulated, predicted by

@@ -11,9 +11,12 @@
 #include <QGridLayout>
 #include <QHBoxLayout>
 #include <QHeaderView>
+#include <QItemSelectionModel>
 #include <QLabel>
 #include <QTableView>
+#include <QTimer>
 #include <QVBoxLayout>
+#include <algorithm>
 #include <optional>
 
 namespace gui {
@@ -64,6 +67,12 @@ void ComparisonModel::rebuildRows()
             m_rows.push_back(int(i));
 }
 
+int ComparisonModel::tableRowOf(int row) const
+{
+    const auto it = std::find(m_rows.begin(), m_rows.end(), row);
+    return it == m_rows.end() ? -1 : int(it - m_rows.begin());
+}
+
 int ComparisonModel::rowCount(const QModelIndex& parent) const
 {
     return parent.isValid() ? 0 : int(m_rows.size());
@@ -96,6 +105,8 @@ QVariant ComparisonModel::data(const QModelIndex& index, int role) const
         return r.differs ? QVariant(QColor(0xfb, 0xe8, 0xb0)) : QVariant();
     case DiffersRole:
         return r.differs;
+    case RowRole:
+        return m_rows[size_t(index.row())];
     default:
         return {};
     }
@@ -228,6 +239,7 @@ ComparePanel::ComparePanel(ProjectSession* session, QWidget* parent)
     m_error->hide();
     m_view->setObjectName("compareTable");
     m_view->setModel(m_model);
+    connect(m_view->selectionModel(), &QItemSelectionModel::selectionChanged, this, &ComparePanel::rowSelected);
     m_view->setSelectionBehavior(QAbstractItemView::SelectRows);
     m_view->setEditTriggers(QAbstractItemView::NoEditTriggers);
     // Long values and names wrap at their seams (fitColumns); the tooltip shows each whole.
@@ -263,7 +275,8 @@ ComparePanel::ComparePanel(ProjectSession* session, QWidget* parent)
     connect(session, &ProjectSession::projectChanged, this, &ComparePanel::setProject);
     connect(session, &ProjectSession::contentChanged, this, &ComparePanel::setProject);
     connect(session, &ProjectSession::selectionChanged, this, [this](const QString& kind, qlonglong id) {
-        if (kind == "run")
+        // A run of the pair compared (stepped to a call picked here, say) keeps the comparison.
+        if (kind == "run" && !(m_model->comparison() && (id == m_pairA || id == m_pairB)))
             showRun(id);
     });
 }
@@ -359,8 +372,28 @@ void ComparePanel::compare(qlonglong runA, qlonglong runB)
                                    .arg(c.rows.size()));
             m_model->setComparison(result.comparison);
             fitColumns();
+            // A log beside a simulation: the first call they disagree on is selected (rowSelected
+            // steps the window there).
+            if (const int row = m_model->tableRowOf(c.firstCallDisagreement); row >= 0) {
+                m_view->selectRow(row);
+                // Once the rows have their heights (fitColumns wraps them), the row at the top.
+                QTimer::singleShot(0, this,
+                    [this, row] { m_view->scrollTo(m_model->index(row, 0), QAbstractItemView::PositionAtTop); });
+            }
             emit compared();
         });
+}
+
+void ComparePanel::rowSelected()
+{
+    const QModelIndexList rows = m_view->selectionModel()->selectedRows();
+    const auto* c = m_model->comparison();
+    if (rows.size() != 1 || !c)
+        return;
+    const int row = rows.front().data(ComparisonModel::RowRole).toInt();
+    const engine::report::CompareRow& r = c->rows[size_t(row)];
+    if (r.callA >= 0 || r.callB >= 0)
+        emit callPicked(m_pairA, r.callA, m_pairB, r.callB);
 }
 
 bool ComparePanel::eventFilter(QObject* watched, QEvent* event)

@@ -31,6 +31,7 @@ class ComparisonModel : public QAbstractTableModel {
 public:
     enum Column { SectionColumn, MetricColumn, AColumn, BColumn, ColumnCount };
     static constexpr int DiffersRole = Qt::UserRole;
+    static constexpr int RowRole = Qt::UserRole + 1; ///< the row's index in comparison()->rows
 
     explicit ComparisonModel(QObject* parent = nullptr);
 
@@ -39,6 +40,8 @@ public:
     const engine::report::RunComparison* comparison() const { return m_comparison.get(); }
     void setOnlyDifferences(bool only);
     bool onlyDifferences() const { return m_onlyDifferences; }
+    /// The table row showing comparison row `row`, -1 when it is not shown.
+    int tableRowOf(int row) const;
 
     int rowCount(const QModelIndex& parent = {}) const override;
     int columnCount(const QModelIndex& parent = {}) const override;
@@ -83,10 +86,14 @@ signals:
     void runsListed();
     void compared();
     void failed(const QString& message);
+    /// A row of the "calls" section was selected (the first that disagrees is, once compared): the
+    /// call each run shows there (-1 for none), so the window can step a run to it.
+    void callPicked(qlonglong runA, int callA, qlonglong runB, int callB);
 
 private:
     void compareSelected();
     void fitColumns();
+    void rowSelected();
     bool eventFilter(QObject* watched, QEvent* event) override;
     void selectRun(QComboBox* combo, qlonglong runId);
     qlonglong m_focusRun = -1; ///< showRun's run, until the list arrives

@@ -241,6 +241,18 @@ void MainWindow::connectViews()
         if (const auto entry = m_session->cacheEntry(); entry && entry->graphId)
             m_graphPanel->showGraph(*entry->graphId);
     });
+    // A call picked in Compare (the first the runs disagree on, once compared): the run showing it
+    // (A, the log, when it has the call) is stepped to the call's first step.
+    connect(
+        m_comparePanel, &ComparePanel::callPicked, this, [this](qlonglong runA, int callA, qlonglong runB, int callB) {
+            m_pickedRun = callA >= 0 ? runA : runB;
+            m_pickedCall = callA >= 0 ? callA : callB;
+            if (m_session->runId() == m_pickedRun && m_session->run())
+                stepToPickedCall();
+            else
+                selectProjectItem("run", m_pickedRun);
+        });
+    connect(m_session, &ProjectSession::runLoaded, this, &MainWindow::stepToPickedCall);
     connect(m_comparePanel, &ComparePanel::failed, this,
         [this](const QString& message) { statusBar()->showMessage("Not compared: " + message, 8000); });
     // A TORCH_TRACE's compiles (listed with each project): brought to the front the first time a
@@ -376,6 +388,21 @@ void MainWindow::buildStepMenu(QMenu* menu)
     add("&First Event", QKeySequence(Qt::CTRL + Qt::Key_Home), [this] { m_runtimePanel->setStep(0); });
     add("&Last Event", QKeySequence(Qt::CTRL + Qt::Key_End),
         [this] { m_runtimePanel->setStep(m_runtimePanel->eventCount() - 1); });
+}
+
+void MainWindow::stepToPickedCall()
+{
+    const auto run = m_session->run();
+    if (m_pickedRun < 0 || !run || m_session->runId() != m_pickedRun)
+        return;
+    for (const auto& c : run->sim.calls)
+        if (c.index == m_pickedCall) {
+            m_session->setStep(c.firstEvent);
+            statusBar()->showMessage(
+                QString("Run %1 at call %2: the call picked in Compare").arg(m_pickedRun).arg(m_pickedCall), 8000);
+        }
+    m_pickedRun = -1;
+    m_pickedCall = -1;
 }
 
 } // namespace gui

@@ -187,6 +187,10 @@ private:
     /// After the outline reloads: select this item (kind, id), e.g. a run just simulated.
     QString m_selectKind;
     qlonglong m_selectId = -1;
+    /// A call picked in Compare (ComparePanel::callPicked): run and call to step to once it is shown.
+    qlonglong m_pickedRun = -1;
+    int m_pickedCall = -1;
+    void stepToPickedCall();
     bool m_autoSelectRun = true; ///< the first outline of a session opens its first run
     bool m_projectReadOnly = false; ///< the open project is damaged: read-only
 };

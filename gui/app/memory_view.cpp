@@ -447,8 +447,9 @@ void MemoryView::paintEvent(QPaintEvent*)
     if (!m_message.isEmpty()) {
         p.setFont(font());
         p.setPen(palette().text().color());
-        p.drawText(
-            QRect(kMargin, m_top, width() - 2 * kMargin, kHeaderHeight), Qt::AlignVCenter | Qt::AlignLeft, m_message);
+        // A long message (why a run has no memory to show) wraps over the view's width.
+        p.drawText(QRect(kMargin, m_top, width() - 2 * kMargin, std::max(kHeaderHeight, height() - m_top)),
+            Qt::AlignTop | Qt::AlignLeft | Qt::TextWordWrap, m_message);
         return;
     }
     const auto& pools = shown();

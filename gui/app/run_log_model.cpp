@@ -20,6 +20,8 @@ std::vector<RunLogLine> runLogLines(const std::vector<engine::runtime::Event>& e
             l.level = int(line.level);
             l.text = line.category.empty() ? QString::fromStdString(line.text)
                                            : QString::fromStdString(line.category + ": " + line.text);
+            if (line.sourceLine > 0) // a recorded log's line: where it stands in the file
+                l.text = QString("line %1 · ").arg(line.sourceLine) + l.text;
             out.push_back(std::move(l));
         }
     return out;
@@ -65,6 +67,8 @@ QVariant RunLogModel::data(const QModelIndex& index, int role) const
     if (role == LevelRole)
         return l.level;
     if (role == Qt::ForegroundRole) {
+        if (l.level == int(engine::runtime::LogLevel::Error))
+            return QBrush(QColor(0xb0, 0x00, 0x00));
         if (l.level == int(engine::runtime::LogLevel::Warning))
             return QBrush(QColor(0xa0, 0x40, 0x00));
         if (l.level == int(engine::runtime::LogLevel::Debug))

@@ -17,7 +17,9 @@ struct RunLogLine {
     QString kind; ///< eventKindName ("replay")
     QString graph, key;
     int level = 0; ///< engine::runtime::LogLevel as int (Debug 0, Info 1, Warning 2)
-    QString text; ///< as TorchAir prints it ("UserWarning: ..." for a warnings.warn text)
+    /// As TorchAir prints it ("UserWarning: ..." for a warnings.warn text); a line read from a log file
+    /// starts with "line N · ", N its line in the file.
+    QString text;
 };
 
 /// The lines of `events` in order (events without log lines give no row).

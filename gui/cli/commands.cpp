@@ -14,7 +14,7 @@ const char* kUsage
       "debug|info|warning] [--db FILE] [-o FILE]\n"
       "       aclgraph-inspector import PATH... --db FILE [--simulate] [--quiet]\n"
       "       aclgraph-inspector runs --db FILE [--json] [--run ID] [--check]\n"
-      "       aclgraph-inspector report SCENARIO|GRAPH|PROJECT.aclgi|CACHE|SNAPSHOT... -o "
+      "       aclgraph-inspector report SCENARIO|GRAPH|PROJECT.aclgi|CACHE|SNAPSHOT|LOG... -o "
       "FILE.json|FILE.md|FILE.html|FILE.pdf [--compare | --compare-set NAME=VALUE...] [--title TEXT]\n"
       "       aclgraph-inspector passes SCENARIO|GRAPH [--graph ID] [--set NAME=VALUE ...] [--symbols "
       "s0=4,...] [--json] [--verbose] [--emit-code OUT] [--emit-module OUT]\n"

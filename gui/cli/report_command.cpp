@@ -34,7 +34,7 @@ int reportCommand(const std::vector<std::string>& args, std::ostream& out, std::
         err << "usage: aclgraph-inspector report INPUT... -o FILE.json|FILE.md|FILE.html|FILE.pdf [--title TEXT]\n"
                "                                [--compare | --compare-set NAME=VALUE...]\n"
                "  INPUT: a scenario or FX graph file (simulated with its own config), a project (.aclgi: its runs),\n"
-               "  a compile cache (.torchair_cache or compiled_module) or a memory snapshot pickle\n"
+               "  a compile cache (.torchair_cache or compiled_module), a memory snapshot pickle or a run log\n"
                "  --compare: the two runs side by side; --compare-set: the one scenario simulated again with\n"
                "  these settings on top, and the two configs side by side\n";
         return 2;

@@ -88,7 +88,8 @@ std::string tableText(const std::vector<RunRow>& runs)
             + pad(backendOrOrigin(r), 11) + "  " + pad(std::to_string(r.calls), 6, true) + "  "
             + pad(std::to_string(r.captures), 8, true) + "  " + pad(std::to_string(r.recaptures), 10, true) + "  "
             + pad(std::to_string(r.replays), 7, true) + "  " + pad(std::to_string(r.hazards), 7, true) + "  "
-            + pad(mib(r.peakReserved), 10, true) + "  " + (r.outOfMemory ? "yes" : "no") + "\n";
+            + pad(r.origin.log ? "not logged" : mib(r.peakReserved), 10, true) + "  " + (r.outOfMemory ? "yes" : "no")
+            + "\n";
     return out;
 }
 
@@ -111,8 +112,11 @@ std::string runText(const storage::StoredRun& run)
         + std::to_string(r.captures) + ", recaptures " + std::to_string(r.recaptures) + ", replays "
         + std::to_string(r.replays) + ", eager calls " + std::to_string(r.eagerCalls) + ", hazards "
         + std::to_string(r.hazards) + "\n";
-    out += "  peak reserved " + mib(r.peakReserved) + " MiB, peak allocated " + mib(r.peakAllocated)
-        + " MiB, out of memory " + yes(r.outOfMemory) + ", cancelled " + yes(r.cancelled) + "\n";
+    if (r.origin.log) // a log's device totals are not in it (docs/run-logs.md)
+        out += std::string("  device peaks not logged, out of memory ") + yes(r.outOfMemory) + "\n";
+    else
+        out += "  peak reserved " + mib(r.peakReserved) + " MiB, peak allocated " + mib(r.peakAllocated)
+            + " MiB, out of memory " + yes(r.outOfMemory) + ", cancelled " + yes(r.cancelled) + "\n";
     out += "graphs:\n";
     for (const auto& g : sim.graphs)
         out += "  " + g.name + " (" + g.id + ") pool " + g.pool.str() + ": keys " + std::to_string(g.allKeys.size())
