@@ -115,3 +115,9 @@ python3 scripts/bench_gui.py "$build_dir" || echo "bench.sh: could not time the 
 
 # Time to write the report of the 80-layer decoder project against reading its runs.
 python3 scripts/bench_report.py "$build_dir" || echo "bench.sh: could not time the report" >&2
+
+# A 1 GiB run log (real PyTorch stderr and a TorchAir-form log, repeated) imported into a project,
+# read alone and cancelled halfway, against grep -c of the same file, timed now (made once).
+runlog_file=$build_dir/bench-runlog-1gib.log
+[[ -f $runlog_file ]] || python3 scripts/bench_runlog.py make "$runlog_file" --mib 1024
+python3 scripts/bench_runlog.py run "$runlog_file" --bench "$bench" || echo "bench.sh: could not time the run log import against grep" >&2

@@ -156,6 +156,8 @@ struct Payload {
     std::vector<RunItem> runs;
     /// A TORCH_TRACE as read: its compiles and spans (trace_store.h).
     std::shared_ptr<const std::vector<engine::readers::trace::TorchTrace>> traces;
+    /// A run log, read and written inside the transaction (writeLogRuns) in bounded memory.
+    std::optional<std::string> logPath;
     std::vector<std::string> diagnostics;
 };
 
@@ -395,23 +397,69 @@ Result<void> readMemorySnapshot(const std::string& path, Payload& p, Reporter& r
     return {};
 }
 
-/// A run log: a recorded run per process it tells (engine/ingest/run_log.h), with what it could not
-/// read as diagnostics.
-Result<void> readLogRuns(const std::string& path, Payload& p, Reporter& reporter)
+/// A run log: read inside the transaction (writeLogRuns), streamed into the tables.
+Result<void> readLogRuns(const std::string& path, Payload& p)
 {
+    p.logPath = path;
+    return {};
+}
+
+/// One process of a run log written as it is read (engine::ingest::LogRunSink), through a
+/// RunStreamWriter without a memory timeline.
+class LogRunWriter : public engine::ingest::LogRunSink {
+public:
+    LogRunWriter(WriteContext& ctx, RunPlace place)
+        : m_writer(ctx, std::move(place))
+    {
+        m_writer.withoutMemory();
+    }
+    Result<void> begin(const engine::runtime::Simulation& header) override { return m_writer.begin(header); }
+    Result<void> step(const engine::runtime::Event& event) override
+    {
+        engine::runtime::MemoryDelta none;
+        none.event = event.index;
+        return m_writer.step(event, none, nullptr);
+    }
+    Result<void> call(const engine::runtime::CallRecord& call) override { return m_writer.call(call); }
+    Result<void> end(const engine::ingest::LogRun& run, int events) override
+    {
+        if (auto r = m_writer.summary(run.sim); !r)
+            return r;
+        engine::runtime::RunTotals totals;
+        totals.events = events;
+        return m_writer.end(totals);
+    }
+
+private:
+    RunStreamWriter m_writer;
+};
+
+/// The log's runs, one per process, streamed into the tables as the file is read: progress in bytes,
+/// a cancel (from that progress or a tick of rows) rolls the source back; what the log could not
+/// read is a diagnostic.
+Result<void> writeLogRuns(
+    WriteContext& ctx, int64_t sourceId, const std::string& path, Reporter& reporter, SourceResult& result)
+{
+    reporter.phase("reading the log");
     engine::ingest::RunLogOptions read;
     read.progress = [&](uint64_t done, uint64_t total) { return reporter.amount(done, total, "bytes"); };
+    read.sinks = [&ctx, sourceId]() -> std::unique_ptr<engine::ingest::LogRunSink> {
+        RunPlace place;
+        place.sourceId = sourceId;
+        return std::make_unique<LogRunWriter>(ctx, place);
+    };
     auto log = engine::ingest::readRunLog(path, read);
     if (!log)
         return log.error();
     for (const std::string& note : log->notes)
-        p.diagnostics.push_back(path + ": note: " + note);
-    for (engine::ingest::LogRun& run : log->runs) {
-        Payload::RunItem item;
-        item.sim = std::move(run.sim);
-        p.runs.push_back(std::move(item));
-    }
-    return {};
+        result.diagnostics.push_back(path + ": note: " + note);
+    result.runs += int(log->runs.size());
+    // Known only now: the source's row takes them.
+    auto update = ctx.db().prepare("UPDATE sources SET diagnostics = ? WHERE id = ?");
+    if (!update)
+        return update.error();
+    update->bind(1, std::string_view(engine::jsonText(nlohmann::json(result.diagnostics), -1))).bind(2, sourceId);
+    return update->run();
 }
 
 /// Per-pool peaks and names, and each device's story (told with the hints of the project's
@@ -501,7 +549,7 @@ Result<Payload> readSource(SourceKind kind, const std::string& path, const Impor
         r = readTrace(path, p, options.runPasses, options.simulateScenarios, reporter);
         break;
     case SourceKind::RunLog:
-        r = readLogRuns(path, p, reporter);
+        r = readLogRuns(path, p);
         break;
     case SourceKind::CacheFile:
     case SourceKind::CacheDir: {
@@ -564,6 +612,9 @@ Result<void> writePayload(WriteContext& ctx, int64_t sourceId, Payload& p, Repor
             return r;
     if (p.traces)
         if (auto r = writeTraceCompiles(ctx, sourceId, *p.traces); !r)
+            return r;
+    if (p.logPath)
+        if (auto r = writeLogRuns(ctx, sourceId, *p.logPath, reporter, result); !r)
             return r;
     if (p.cache) {
         auto ids = writeCacheScan(ctx, sourceId, *p.cache);

@@ -38,7 +38,8 @@ struct ImportProgress {
                        ///< snapshot's pools, from a replay of its traces), "writing", "done"
     int64_t rows = 0; ///< rows written so far for this source
     /// How far the phase is, where it can tell: `done` of `total` `unit`s. Units: "bytes" while a
-    /// memory snapshot's file is read (phase "reading"); "entries" while its trace is replayed and
+    /// memory snapshot's file is read (phase "reading") and while a run log is read and written (phase
+    /// "reading the log"); "entries" while its trace is replayed and
     /// written as runs (phase "writing"; every device's entries together, a device without a trace
     /// counting as one). Empty, with done = total = 0, otherwise: then only `rows` moves. Reported at
     /// most about once per 1 % of the total; while a phase has a total, the row count rides along

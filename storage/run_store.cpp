@@ -8,6 +8,7 @@
 #include "storage/store_util.h"
 
 #include <algorithm>
+#include <array>
 #include <cinttypes>
 #include <cstdio>
 #include <ctime>
@@ -168,17 +169,24 @@ int64_t i64(uint64_t v)
     return int64_t(v);
 }
 
+/// The runs row's counts over the run's graphs: captures, recaptures, replays, eager calls.
+std::array<int, 4> graphTotals(const Simulation& sim)
+{
+    std::array<int, 4> t { 0, 0, 0, 0 };
+    for (const GraphRecord& g : sim.graphs) {
+        t[0] += g.captures;
+        t[1] += g.recapturesMutatedInput + g.recapturesCoreLimit + g.recapturesForce;
+        t[2] += g.replays;
+        t[3] += g.eagerCalls;
+    }
+    return t;
+}
+
 /// Inserts the runs row with the summary counts of `sim` (its events, peaks and warnings: a
 /// RunStreamWriter sets those again in end()).
 Result<int64_t> insertRunRow(WriteContext& ctx, const Simulation& sim, const RunPlace& place, int keyframeInterval)
 {
-    int captures = 0, recaptures = 0, replays = 0, eager = 0;
-    for (const GraphRecord& g : sim.graphs) {
-        captures += g.captures;
-        recaptures += g.recapturesMutatedInput + g.recapturesCoreLimit + g.recapturesForce;
-        replays += g.replays;
-        eager += g.eagerCalls;
-    }
+    const auto [captures, recaptures, replays, eager] = graphTotals(sim);
     auto s = ctx.db().prepare("INSERT INTO runs (source_id, scenario_path, scenario_name, created_at, backend, "
                               "profile, capacity_bytes, config, overrides, calls, events, captures, recaptures, "
                               "replays, eager_calls, hazards, peak_reserved, peak_allocated, out_of_memory, "
@@ -461,7 +469,7 @@ Result<void> RunStreamWriter::begin(const Simulation& header)
         return outOfOrder("begin() called twice");
     if (!header.events.empty() || !header.owners.empty())
         return outOfOrder("the header holds events or owners (they come through step() and owner())");
-    auto id = insertRunRow(m_ctx, header, m_place, KeyframeRule().interval());
+    auto id = insertRunRow(m_ctx, header, m_place, m_memory ? KeyframeRule().interval() : 0);
     if (!id)
         return id.error();
     m_runId = *id;
@@ -487,14 +495,45 @@ Result<void> RunStreamWriter::step(const Event& event, const MemoryDelta& delta,
     if (event.index != m_events || delta.event != event.index)
         return outOfOrder("event " + std::to_string(event.index) + " (changes of event " + std::to_string(delta.event)
             + ") where event " + std::to_string(m_events) + " was due");
-    if (m_events == 0 && !keyframe)
+    if (m_memory && m_events == 0 && !keyframe)
         return outOfOrder("the first step has no keyframe");
     ++m_events;
     if (auto r = m_rows->event(event); !r)
         return r;
+    if (!m_memory)
+        return {};
     if (auto r = m_rows->changes(delta); !r)
         return r;
     return keyframe ? m_rows->keyframe(event.index, *keyframe) : Result<void> {};
+}
+
+Result<void> RunStreamWriter::call(const CallRecord& call)
+{
+    if (!m_rows || m_ended)
+        return outOfOrder("a call outside begin() ... end()");
+    return m_rows->call(call);
+}
+
+Result<void> RunStreamWriter::summary(const Simulation& sim)
+{
+    if (!m_rows || m_ended)
+        return outOfOrder("a summary outside begin() ... end()");
+    Simulation header = sim;
+    header.calls.clear(); // streamed through call()
+    if (auto r = m_rows->header(header); !r)
+        return r;
+    const auto [captures, recaptures, replays, eager] = graphTotals(sim);
+    auto s = m_ctx.db().prepare("UPDATE runs SET scenario_name = ?, calls = ?, captures = ?, recaptures = ?, "
+                                "replays = ?, eager_calls = ?, hazards = ?, recorded_as = ? WHERE id = ?");
+    if (!s)
+        return s.error();
+    s->bind(1, sim.scenarioName).bind(2, int64_t(sim.callsSimulated)).bind(3, int64_t(captures));
+    s->bind(4, int64_t(recaptures)).bind(5, int64_t(replays)).bind(6, int64_t(eager));
+    s->bind(7, int64_t(sim.hazards.size())).bind(8, sim.origin.recordedAs).bind(9, m_runId);
+    if (auto r = s->run(); !r)
+        return r;
+    m_warnings = sim.warnings;
+    return {};
 }
 
 Result<void> RunStreamWriter::end(const RunTotals& totals)

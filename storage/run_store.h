@@ -57,6 +57,17 @@ public:
         const engine::runtime::MemoryState* keyframe) override;
     Result<void> end(const engine::runtime::RunTotals& totals) override;
 
+    /// Before begin(): the run has no memory timeline (a run log): steps come without keyframes or
+    /// changes and the runs row says so (keyframe_interval 0), as writeRun without a timeline does.
+    void withoutMemory() { m_memory = false; }
+
+    /// A run whose calls are known only as it is read (a run log, engine/ingest/run_log.h): each call
+    /// as it closes, between begin() and end().
+    Result<void> call(const engine::runtime::CallRecord& call);
+    /// Such a run's summary, once, before end(): its graphs, pools and hazards are inserted, and the
+    /// runs row takes its name, call and capture counts and warnings (`summary` holds no events or calls).
+    Result<void> summary(const engine::runtime::Simulation& summary);
+
     /// runs.id of the run being written: 0 before begin().
     int64_t runId() const { return m_runId; }
     /// Whether end() has completed the runs row.
@@ -71,6 +82,7 @@ private:
     int m_events = 0; ///< steps written
     int64_t m_owners = 0; ///< owners written
     bool m_ended = false;
+    bool m_memory = true;
     std::vector<std::string> m_warnings; ///< the header's, completed by end()
     std::unique_ptr<detail::RunRows> m_rows;
 };

@@ -81,12 +81,12 @@ class PyTorchBuilder : public RunBuilder {
 public:
     explicit PyTorchBuilder(const std::string& path)
     {
-        m_sim.origin.kind = runtime::RunOriginKind::Recorded;
-        m_sim.origin.log = true;
-        m_sim.origin.recordedAs = "PyTorch log";
-        m_sim.scenarioPath = path;
-        m_sim.profile = memory::Profile::Cuda;
-        m_sim.sizesUnknown = "PyTorch's TORCH_LOGS do not tell memory (a memory snapshot of the same job does)";
+        m_run.sim.origin.kind = runtime::RunOriginKind::Recorded;
+        m_run.sim.origin.log = true;
+        m_run.sim.origin.recordedAs = "PyTorch log";
+        m_run.sim.scenarioPath = path;
+        m_run.sim.profile = memory::Profile::Cuda;
+        m_run.sim.sizesUnknown = "PyTorch's TORCH_LOGS do not tell memory (a memory snapshot of the same job does)";
     }
 
     void add(const LogEntry& e, int lastLine) override;
@@ -115,19 +115,14 @@ private:
     void replayedChecks(size_t end);
     void checksWithoutRecording();
     GraphRecord& graph(const std::string& compileId);
-    void note(const std::string& text)
-    {
-        if (m_noted.insert(text).second)
-            m_sim.assumptions.push_back(text);
-    }
+    void note(const std::string& text) { m_run.note(text); }
 
-    runtime::Simulation m_sim;
     Call m_call;
     std::vector<Pending> m_prelude; ///< lines before the call they lead to
     /// The re-record checks in the prelude: "<input name> <old address>".
     std::set<std::string> m_preludeChecks;
-    std::map<std::string, int> m_graphs; ///< compile id -> index in m_sim.graphs
-    std::set<std::string> m_warned, m_noted;
+    std::map<std::string, int> m_graphs; ///< compile id -> index in m_run.sim.graphs
+    std::set<std::string> m_warned;
     std::map<std::string, std::pair<size_t, int>> m_skips; ///< compile id and reason -> (hazard, times)
     std::map<std::string, std::pair<size_t, int>> m_limits; ///< limit -> (hazard, calls over it)
     int m_recompiles = 0;
@@ -137,29 +132,27 @@ private:
 
 GraphRecord& PyTorchBuilder::graph(const std::string& compileId)
 {
-    auto [it, added] = m_graphs.emplace(compileId, int(m_sim.graphs.size()));
+    auto [it, added] = m_graphs.emplace(compileId, int(m_run.sim.graphs.size()));
     if (added) {
         GraphRecord g;
         g.name = compileId;
-        m_sim.graphs.push_back(g);
+        m_run.sim.graphs.push_back(g);
     }
-    return m_sim.graphs[size_t(it->second)];
+    return m_run.sim.graphs[size_t(it->second)];
 }
 
 void PyTorchBuilder::line(const Pending& p, EventKind kind, const std::string& summary)
 {
     const int call = m_call.open ? m_call.rec.index : -1;
-    if (m_sim.events.empty() || m_sim.events.back().kind != kind || m_sim.events.back().call != call
+    if (!m_run.hasOpenEvents() || m_run.lastEvent().kind != kind || m_run.lastEvent().call != call
         || kind == EventKind::Capture || kind == EventKind::Eager) {
-        Event ev;
-        ev.index = int(m_sim.events.size());
+        Event& ev = m_run.newEvent();
         ev.call = call;
         ev.kind = kind;
         ev.graph = p.compileId;
         ev.summary = summary;
-        m_sim.events.push_back(std::move(ev));
     }
-    Event& ev = m_sim.events.back();
+    Event& ev = m_run.lastEvent();
     if (ev.graph.empty())
         ev.graph = p.compileId;
     if (p.entry.timeUs >= 0)
@@ -167,11 +160,9 @@ void PyTorchBuilder::line(const Pending& p, EventKind kind, const std::string& s
     const std::string text = p.compileId.empty() || p.entry.format == LogFormat::Foreign
         ? p.entry.message
         : "[" + p.compileId + "] " + p.entry.message;
-    LogLine l { p.entry.level, text, p.entry.category, p.entry.line };
-    ev.log.push_back(l);
-    m_sim.log.push_back(l);
+    m_run.addLine(ev, LogLine { p.entry.level, text, p.entry.category, p.entry.line });
     if ((p.entry.level >= LogLevel::Warning || !p.entry.category.empty()) && m_warned.insert(text).second)
-        m_sim.warnings.push_back(p.entry.category.empty() ? text : p.entry.category + ": " + text);
+        m_run.sim.warnings.push_back(p.entry.category.empty() ? text : p.entry.category + ": " + text);
 }
 
 void PyTorchBuilder::openCall(const Pending& first)
@@ -181,8 +172,9 @@ void PyTorchBuilder::openCall(const Pending& first)
     m_call.open = true;
     m_call.simCall = first.entry.call;
     m_call.firstLine = first.entry.line;
-    m_call.rec.index = int(m_sim.calls.size());
-    m_call.rec.firstEvent = int(m_sim.events.size());
+    m_run.flushSteps(); // the run-level steps before it are whole
+    m_call.rec.index = m_run.callCount();
+    m_call.rec.firstEvent = m_run.eventCount();
 }
 
 /// The lines waiting for their call: into the call now open, or run-level (call -1) when none follows.
@@ -223,14 +215,21 @@ void PyTorchBuilder::flushPrelude(bool intoCall)
 void PyTorchBuilder::add(const LogEntry& e, int lastLine)
 {
     (void)lastLine;
+    if (m_prelude.size() >= kMaxStepLines && !m_call.open) { // lines of no call, without end: run-level
+        flushPrelude(false);
+        m_run.flushSteps();
+    }
     Pending p { e, Py::Other, e.compileId };
     if (e.format == LogFormat::Foreign) { // a continuation of the line before (a stack, "input name: ...")
         if (starts(e.message, "input name: ")) {
             p.kind = Py::ReRecordInput;
-        } else if (m_prelude.empty() && !m_sim.events.empty() && !m_sim.events.back().log.empty()) {
-            m_sim.events.back().log.back().text += "\n" + e.message;
-            m_sim.log.back().text += "\n" + e.message;
+        } else if (m_prelude.empty() && m_run.hasOpenEvents() && !m_run.lastEvent().log.empty()) {
+            m_run.lastEvent().log.back().text += "\n" + e.message;
+            if (!m_run.streaming() && !m_run.sim.log.empty())
+                m_run.sim.log.back().text += "\n" + e.message;
             return;
+        } else if (m_prelude.empty()) {
+            return; // the step it continues has gone out already (streamed): dropped
         }
         if (!m_prelude.empty())
             p.compileId = m_prelude.back().compileId;
@@ -248,17 +247,17 @@ void PyTorchBuilder::add(const LogEntry& e, int lastLine)
         std::string reason = p.entry.message.substr(p.entry.message.find("skipping cudagraphs due to ") + 27);
         reason = reason.substr(0, reason.find(". Found from"));
         const std::string key = p.compileId + "\n" + reason;
-        auto [it, added] = m_skips.emplace(key, std::make_pair(m_sim.hazards.size(), 0));
+        auto [it, added] = m_skips.emplace(key, std::make_pair(m_run.sim.hazards.size(), 0));
         ++it->second.second;
         if (added) {
             runtime::Hazard h;
             h.kind = HazardKind::CudagraphsSkipped;
-            h.call = int(m_sim.calls.size());
+            h.call = m_run.callCount();
             h.graph = p.compileId;
             h.concerns = reason;
-            m_sim.hazards.push_back(h);
+            m_run.sim.hazards.push_back(h);
         }
-        runtime::Hazard& h = m_sim.hazards[it->second.first];
+        runtime::Hazard& h = m_run.sim.hazards[it->second.first];
         h.message = (p.compileId.empty() ? std::string("a compile") : "compile " + p.compileId)
             + " runs without CUDA graphs: skipping cudagraphs due to " + reason
             + (it->second.second > 1 ? " (logged " + std::to_string(it->second.second) + " times)" : std::string());
@@ -340,7 +339,7 @@ void PyTorchBuilder::add(const LogEntry& e, int lastLine)
                 h.message = "compile " + c.rec.graph + " has been recorded again 3 times by call "
                     + std::to_string(c.rec.index) + " of the log: every recording stays in the pool; keep static "
                     + "inputs (weights, KV caches) at fixed addresses";
-                m_sim.hazards.push_back(h);
+                m_run.sim.hazards.push_back(h);
             }
         }
         g.counters["recordings"]++;
@@ -360,7 +359,7 @@ void PyTorchBuilder::add(const LogEntry& e, int lastLine)
         // convert_frame.py: "torch._dynamo hit config.<limit> (<n>)": one hazard per limit, counting the
         // calls it sent to eager.
         const std::string limit = p.entry.message.substr(25, p.entry.message.find(" (") - 25);
-        auto [it, added] = m_limits.emplace(limit, std::make_pair(m_sim.hazards.size(), 0));
+        auto [it, added] = m_limits.emplace(limit, std::make_pair(m_run.sim.hazards.size(), 0));
         ++it->second.second;
         if (added) {
             g.fallbackToEager = true;
@@ -370,9 +369,9 @@ void PyTorchBuilder::add(const LogEntry& e, int lastLine)
             h.call = c.rec.index;
             h.graph = c.rec.graph;
             h.concerns = "torch._dynamo.config." + limit;
-            m_sim.hazards.push_back(h);
+            m_run.sim.hazards.push_back(h);
         }
-        runtime::Hazard& h = m_sim.hazards[it->second.first];
+        runtime::Hazard& h = m_run.sim.hazards[it->second.first];
         h.message = "Dynamo hit torch._dynamo.config." + limit + p.entry.message.substr(p.entry.message.find(" ("))
             + " at compile " + h.graph + ": " + std::to_string(it->second.second)
             + (it->second.second == 1 ? " call needing a new compile ran" : " calls needing a new compile ran")
@@ -450,17 +449,18 @@ void PyTorchBuilder::closeCall()
             note("line " + std::to_string(c.firstLine) + ": re-record checks failed and no recording follows: the "
                 + "call replayed a recording whose check passed (inferred)");
         } else {
-            m_sim.events.resize(size_t(c.rec.firstEvent)); // nothing a call does: its lines stay run-level
+            for (int i = c.rec.firstEvent; i < m_run.eventCount(); ++i)
+                m_run.event(i).call = -1; // nothing a call does: its lines are run-level
             return;
         }
         ++graph(c.rec.graph).replays;
     }
-    c.rec.eventCount = int(m_sim.events.size()) - c.rec.firstEvent;
-    for (int i = c.rec.firstEvent; i < int(m_sim.events.size()); ++i) {
-        m_sim.events[size_t(i)].graph = c.rec.graph;
-        m_sim.events[size_t(i)].key = c.rec.key;
+    c.rec.eventCount = m_run.eventCount() - c.rec.firstEvent;
+    for (int i = c.rec.firstEvent; i < m_run.eventCount(); ++i) {
+        m_run.event(i).graph = c.rec.graph;
+        m_run.event(i).key = c.rec.key;
     }
-    m_sim.calls.push_back(c.rec);
+    m_run.addCall(c.rec);
 }
 
 runtime::Simulation PyTorchBuilder::finish()
@@ -468,13 +468,13 @@ runtime::Simulation PyTorchBuilder::finish()
     closeCall();
     checksWithoutRecording();
     flushPrelude(false);
-    m_sim.callsSimulated = int(m_sim.calls.size());
-    m_sim.assumptions.insert(m_sim.assumptions.begin(),
-        "read from a PyTorch log: " + std::to_string(m_sim.calls.size())
+    m_run.finish();
+    m_run.sim.assumptions.insert(m_run.sim.assumptions.begin(),
+        "read from a PyTorch log: " + std::to_string(m_run.callCount())
             + " calls logged (warm-ups, recordings, calls over the recompile limit); PyTorch logs no replay, so "
               "replays are not counted"
             + (m_recompiles ? "; " + std::to_string(m_recompiles) + " recompiles" : ""));
-    return std::move(m_sim);
+    return std::move(m_run.sim);
 }
 
 } // namespace

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <map>
+#include <optional>
 
 namespace engine::ingest {
 
@@ -31,9 +32,100 @@ bool isTorchairLogger(const LogEntry& e)
 
 } // namespace
 
+namespace detail {
+
+bool LogRunState::begin()
+{
+    if (m_begun || m_error)
+        return !m_error;
+    m_begun = true;
+    runtime::Simulation header;
+    header.origin = sim.origin;
+    header.profile = sim.profile;
+    header.scenarioPath = sim.scenarioPath;
+    header.scenarioName = sim.scenarioName;
+    header.sizesUnknown = sim.sizesUnknown;
+    if (auto r = m_sink->begin(header); !r)
+        m_error = r.error();
+    return !m_error;
+}
+
+runtime::Event& LogRunState::newEvent()
+{
+    runtime::Event e;
+    e.index = eventCount();
+    sim.events.push_back(std::move(e));
+    return sim.events.back();
+}
+
+void LogRunState::addLine(runtime::Event& event, const runtime::LogLine& line)
+{
+    if (event.log.size() >= kMaxStepLines) {
+        ++m_droppedLines;
+        return;
+    }
+    event.log.push_back(line);
+    if (!m_sink)
+        sim.log.push_back(line);
+}
+
+void LogRunState::flushSteps()
+{
+    if (!m_sink || sim.events.empty() || !begin())
+        return;
+    for (const runtime::Event& e : sim.events)
+        if (auto r = m_sink->step(e); !r) {
+            m_error = r.error();
+            break;
+        }
+    m_base += int(sim.events.size());
+    sim.events.clear();
+}
+
+void LogRunState::addCall(const runtime::CallRecord& call)
+{
+    ++m_calls;
+    if (!m_sink) {
+        sim.calls.push_back(call);
+        return;
+    }
+    flushSteps();
+    if (!m_error && begin())
+        if (auto r = m_sink->call(call); !r)
+            m_error = r.error();
+}
+
+void LogRunState::note(const std::string& text)
+{
+    if (std::find(m_notes.begin(), m_notes.end(), text) != m_notes.end())
+        return;
+    if (m_notes.size() >= kMaxNotes) {
+        ++m_droppedNotes;
+        return;
+    }
+    m_notes.push_back(text);
+    sim.assumptions.push_back(text);
+}
+
+void LogRunState::finish()
+{
+    flushSteps();
+    if (m_sink)
+        begin();
+    sim.callsSimulated = m_calls;
+    if (m_droppedNotes)
+        sim.assumptions.push_back(std::to_string(m_droppedNotes) + " more notes like these, not listed");
+    if (m_droppedLines)
+        sim.assumptions.push_back(std::to_string(m_droppedLines) + " lines past " + std::to_string(kMaxStepLines)
+            + " in one step were counted, not kept");
+}
+
+} // namespace detail
+
 struct RunLogReader::Impl {
     struct Process {
         std::string key;
+        std::unique_ptr<LogRunSink> sink; ///< RunLogOptions::sinks' (declared before the builder that uses it)
         std::unique_ptr<detail::RunBuilder> builder;
         int firstLine = 0, lastLine = 0, lines = 0;
         int pytorchLines = 0; ///< lines of the other runtime passed over
@@ -47,6 +139,8 @@ struct RunLogReader::Impl {
     };
 
     std::string path;
+    std::function<std::unique_ptr<LogRunSink>()> sinks;
+    std::optional<Error> error; ///< the first error of a sink: nothing more is read
     int lineNo = 0;
     std::map<std::string, size_t> index;
     std::vector<Process> processes;
@@ -126,11 +220,13 @@ struct RunLogReader::Impl {
             p.firstLine = held.empty() ? e.line : held.front().first.line;
         p.lastLine = lastLine;
         p.lines += lastLine - e.line + 1;
-        if (!p.builder && torchair)
-            p.builder = detail::makeTorchairBuilder(path);
-        if (!p.builder && pytorch) {
-            p.builder = detail::makePyTorchBuilder(path);
-            p.pytorch = true;
+        if (!p.builder && (torchair || pytorch)) {
+            p.builder = torchair ? detail::makeTorchairBuilder(path) : detail::makePyTorchBuilder(path);
+            p.pytorch = !torchair;
+            if (sinks) {
+                p.sink = sinks();
+                p.builder->streamTo(p.sink.get());
+            }
         }
         if (!p.builder) {
             if (held.size() < kHeldEntries)
@@ -151,6 +247,8 @@ struct RunLogReader::Impl {
             p.builder->add(h, last);
         held.clear();
         p.builder->add(e, lastLine);
+        if (p.builder->error() && !error)
+            error = p.builder->error();
     }
 
     void flush(const std::string& rank)
@@ -165,6 +263,8 @@ struct RunLogReader::Impl {
 
     void feed(std::string_view line)
     {
+        if (error)
+            return;
         ++lineNo;
         if (line.size() > kMaxLineBytes) {
             line = line.substr(0, kMaxLineBytes);
@@ -228,6 +328,8 @@ struct RunLogReader::Impl {
 
     Result<RunLog> finish()
     {
+        if (error)
+            return *error;
         while (!pending.empty()) {
             notes.push_back("line " + std::to_string(pending.begin()->second.entry.line)
                 + ": the log ends inside this message (cut at the end)");
@@ -263,6 +365,11 @@ struct RunLogReader::Impl {
                 run.sim.assumptions.push_back(std::to_string(p.pytorchLines)
                     + (p.pytorch ? " TorchAir lines of this process are not read into its PyTorch run"
                                  : " PyTorch TORCH_LOGS lines of this process are not read into its TorchAir run"));
+            if (p.builder->error())
+                return *p.builder->error();
+            if (p.sink)
+                if (auto r = p.sink->end(run, p.builder->eventsRead()); !r)
+                    return r.error();
             log.runs.push_back(std::move(run));
         }
         if (log.runs.empty())
@@ -275,10 +382,16 @@ struct RunLogReader::Impl {
     }
 };
 
-RunLogReader::RunLogReader(std::string path)
+RunLogReader::RunLogReader(std::string path, std::function<std::unique_ptr<LogRunSink>()> sinks)
     : m(new Impl)
 {
     m->path = std::move(path);
+    m->sinks = std::move(sinks);
+}
+
+const Error* RunLogReader::error() const
+{
+    return m->error ? &*m->error : nullptr;
 }
 
 RunLogReader::~RunLogReader()
@@ -316,7 +429,7 @@ Result<RunLog> readRunLog(const std::string& path, const RunLogOptions& options)
     if (!file)
         return file.error();
     const uint64_t total = file->size();
-    RunLogReader reader(path);
+    RunLogReader reader(path, options.sinks);
     std::string carry;
     std::vector<char> buf(1 << 20);
     uint64_t done = 0;
@@ -346,6 +459,8 @@ Result<RunLog> readRunLog(const std::string& path, const RunLogOptions& options)
             }
             pos = end + 1;
         }
+        if (const Error* e = reader.error())
+            return *e;
         if (options.progress && !options.progress(done, total))
             return Error { ErrorCode::Cancelled, "cancelled after " + std::to_string(done) + " bytes", path };
     }

@@ -13,12 +13,14 @@
 /// no counters line tells has an empty cause; a log cut at its start or end says where.
 ///
 /// Reading is one pass over the lines in bounded memory per line (a message spanning lines, such as a
-/// memory state, is capped at kMaxEntryLines / kMaxEntryBytes); the run itself grows with its calls.
+/// memory state, is capped at kMaxEntryLines / kMaxEntryBytes, a step at kMaxStepLines lines); the run
+/// grows with its calls unless it streams into a LogRunSink (then only the call being read is held).
 #include "engine/core/result.h"
 #include "engine/runtime/simulator.h"
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -79,20 +81,26 @@ struct RunLog {
     std::vector<std::string> notes;
 };
 
+class LogRunSink; // below
+
 constexpr int kMaxEntryLines = 4096; ///< continuation lines one message may take
 constexpr size_t kMaxEntryBytes = 1 << 20; ///< bytes one message may take
 constexpr size_t kMaxLineBytes = 1 << 20; ///< longer physical lines are cut (and the cut noted)
+constexpr size_t kMaxStepLines = 10000; ///< lines one step keeps; the rest are counted and noted
+constexpr size_t kMaxNotes = 100; ///< assumption notes one run keeps; the rest are counted
 
 /// Reads a log line by line. feed() takes each physical line in order; finish() ends the runs and
 /// returns them. Lines are tied to a process by their rank prefix, else their logger's pid.
 class RunLogReader {
 public:
-    explicit RunLogReader(std::string path);
+    explicit RunLogReader(std::string path, std::function<std::unique_ptr<LogRunSink>()> sinks = {});
     ~RunLogReader();
     RunLogReader(const RunLogReader&) = delete;
     RunLogReader& operator=(const RunLogReader&) = delete;
 
     void feed(std::string_view line);
+    /// The first error a sink returned (null when none): feeding more does nothing after it.
+    const Error* error() const;
     /// The runs. An error when no line is TorchAir's or PyTorch's ("no TorchAir or PyTorch log line in
     /// its N lines"), naming the path.
     Result<RunLog> finish();
@@ -102,9 +110,29 @@ private:
     Impl* m;
 };
 
+/// Receives one process's run as it is read (RunLogOptions::sinks), so a log of any length is read in
+/// bounded memory: the reader keeps only the call being read and the run's summary.
+class LogRunSink {
+public:
+    virtual ~LogRunSink() = default;
+    /// Once, before the first step or call: the run without events, calls, graphs or log (its origin,
+    /// profile and path).
+    virtual Result<void> begin(const runtime::Simulation& header) = 0;
+    /// Each step (Event::index 0, 1, 2, ... in order), once its call has closed.
+    virtual Result<void> step(const runtime::Event& event) = 0;
+    /// Each call (CallRecord::index 0, 1, 2, ...), after its steps.
+    virtual Result<void> call(const runtime::CallRecord& call) = 0;
+    /// Once, last: the run's summary (LogRun::sim with its graphs, pools, hazards, warnings,
+    /// assumptions, name and callsSimulated; its events, calls and log are empty), after every step.
+    virtual Result<void> end(const LogRun& run, int events) = 0;
+};
+
 struct RunLogOptions {
     /// Bytes read so far and the file's size; returning false cancels (an ErrorCode::Cancelled error).
     std::function<bool(uint64_t done, uint64_t total)> progress;
+    /// When set, each process's run streams into a sink of its own (made when the process first shows)
+    /// and the RunLog's runs hold summaries only. A sink's error stops the reading with that error.
+    std::function<std::unique_ptr<LogRunSink>()> sinks;
 };
 
 /// Reads a log file (a regular file; errors name it).

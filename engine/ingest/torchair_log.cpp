@@ -346,9 +346,11 @@ public:
     explicit TorchairBuilder(const std::string& path)
         : m_path(path)
     {
-        m_sim.origin.kind = runtime::RunOriginKind::Recorded;
-        m_sim.scenarioPath = path;
-        m_sim.profile = memory::Profile::Npu;
+        m_run.sim.origin.kind = runtime::RunOriginKind::Recorded;
+        m_run.sim.origin.log = true;
+        m_run.sim.origin.recordedAs = "TorchAir log"; // npugraph_ex's when its lines are all NPUGRAPH_EX's
+        m_run.sim.scenarioPath = path;
+        m_run.sim.profile = memory::Profile::Npu;
     }
 
     void add(const LogEntry& e, int lastLine) override;
@@ -385,13 +387,13 @@ private:
     void pools(const std::vector<PoolCallState>& state, int line);
 
     std::string m_path;
-    runtime::Simulation m_sim;
+    int m_captures = 0;
     std::map<std::string, GraphState> m_graphs;
     std::set<memory::PoolId> m_poolsSeen;
     std::map<memory::PoolId, size_t> m_poolIndex;
     Call m_call;
     bool m_eventOpen = false;
-    std::set<std::string> m_warned, m_noted;
+    std::set<std::string> m_warned;
     bool m_npugraphEx = false, m_torchair = false;
     bool m_anyState = false;
     std::string m_lastText; ///< the last line's message
@@ -401,30 +403,27 @@ TorchairBuilder::GraphState& TorchairBuilder::graph(const std::string& name)
 {
     GraphState& g = m_graphs[name];
     if (g.record < 0) {
-        g.record = int(m_sim.graphs.size());
+        g.record = int(m_run.sim.graphs.size());
         GraphRecord r;
         r.name = name;
-        m_sim.graphs.push_back(r);
+        m_run.sim.graphs.push_back(r);
     }
     return g;
 }
 
 void TorchairBuilder::note(const std::string& text)
 {
-    if (m_noted.insert(text).second)
-        m_sim.assumptions.push_back(text);
+    m_run.note(text);
 }
 
 void TorchairBuilder::event(EventKind kind, const std::string& summary)
 {
-    Event e;
-    e.index = int(m_sim.events.size());
+    Event& e = m_run.newEvent();
     e.call = m_call.open ? m_call.rec.index : -1;
     e.kind = kind;
     e.graph = m_call.open ? m_call.rec.graph : std::string();
     e.key = m_call.open ? m_call.rec.key : std::string();
     e.summary = summary;
-    m_sim.events.push_back(std::move(e));
     m_eventOpen = true;
 }
 
@@ -435,33 +434,34 @@ void TorchairBuilder::openCall(const LogEntry& e)
     m_call.open = true;
     m_call.simCall = e.call;
     m_call.firstLine = e.line;
-    m_call.rec.index = int(m_sim.calls.size());
-    m_call.rec.firstEvent = int(m_sim.events.size());
+    m_run.flushSteps(); // the run-level steps before it are whole
+    m_call.rec.index = m_run.callCount();
+    m_call.rec.firstEvent = m_run.eventCount();
     m_eventOpen = false;
 }
 
 void TorchairBuilder::pools(const std::vector<PoolCallState>& state, int line)
 {
     for (const PoolCallState& p : state) {
-        auto [it, added] = m_poolIndex.emplace(p.pool, m_sim.pools.size());
+        auto [it, added] = m_poolIndex.emplace(p.pool, m_run.sim.pools.size());
         if (added) {
             runtime::PoolRecord r;
             r.device = p.device;
             r.pool = p.pool;
-            m_sim.pools.push_back(r);
+            m_run.sim.pools.push_back(r);
             // A pool first listed after a graph's first capture is that graph's (inferred).
             if (m_call.open && m_call.capturing && !m_call.rec.graph.empty()) {
                 GraphState& g = graph(m_call.rec.graph);
                 if (!g.poolKnown) {
                     g.poolKnown = true;
-                    m_sim.graphs[size_t(g.record)].pool = p.pool;
-                    m_sim.pools.back().graphs.push_back(m_call.rec.graph);
+                    m_run.sim.graphs[size_t(g.record)].pool = p.pool;
+                    m_run.sim.pools.back().graphs.push_back(m_call.rec.graph);
                     note(m_call.rec.graph + "'s pool " + p.pool.str() + ": inferred, the pool first listed in a memory "
                         + "state after its first capture (line " + std::to_string(line) + ")");
                 }
             }
         }
-        runtime::PoolRecord& r = m_sim.pools[it->second];
+        runtime::PoolRecord& r = m_run.sim.pools[it->second];
         r.peakReserved = std::max(r.peakReserved, p.totalSize);
         r.peakAllocated = std::max(r.peakAllocated, p.allocatedSize);
         m_poolsSeen.insert(p.pool);
@@ -472,9 +472,11 @@ void TorchairBuilder::pools(const std::vector<PoolCallState>& state, int line)
 void TorchairBuilder::add(const LogEntry& e, int lastLine)
 {
     (void)lastLine;
-    if (e.logger == "NPUGRAPH_EX")
+    if (e.logger == "NPUGRAPH_EX" && !m_npugraphEx) {
         m_npugraphEx = true;
-    else if (e.logger == "TORCHAIR")
+        if (!m_torchair)
+            m_run.sim.origin.recordedAs = "npugraph_ex log";
+    } else if (e.logger == "TORCHAIR")
         m_torchair = true;
     const Parsed p = classify(e.message);
     // The capture limit is told twice, by warnings.warn and by the logger's WARNING, in either order
@@ -512,8 +514,8 @@ void TorchairBuilder::add(const LogEntry& e, int lastLine)
     // Lines before the first call (warnings at import, the config's): a run-level step.
     const EventKind kind = !c.open          ? EventKind::Compile
         : phase != kNoPhase || !m_eventOpen ? eventOf(p.kind)
-                                            : m_sim.events.back().kind;
-    if (!m_eventOpen || m_sim.events.back().kind != kind || m_sim.events.back().call != (c.open ? c.rec.index : -1)) {
+                                            : m_run.lastEvent().kind;
+    if (!m_eventOpen || m_run.lastEvent().kind != kind || m_run.lastEvent().call != (c.open ? c.rec.index : -1)) {
         std::string summary;
         switch (kind) {
         case EventKind::KeyLookup:
@@ -542,18 +544,16 @@ void TorchairBuilder::add(const LogEntry& e, int lastLine)
         }
         event(kind, summary);
     }
-    Event& ev = m_sim.events.back();
+    Event& ev = m_run.lastEvent();
     if (ev.graph.empty())
         ev.graph = c.rec.graph;
     if (ev.key.empty())
         ev.key = c.rec.key;
     if (e.timeUs >= 0)
         ev.timeUs = e.timeUs;
-    LogLine line { e.level, e.message, e.category, e.line };
-    ev.log.push_back(line);
-    m_sim.log.push_back(line);
+    m_run.addLine(ev, LogLine { e.level, e.message, e.category, e.line });
     if ((e.level >= LogLevel::Warning || !e.category.empty()) && m_warned.insert(e.message).second)
-        m_sim.warnings.push_back(e.category.empty() ? e.message : e.category + ": " + e.message);
+        m_run.sim.warnings.push_back(e.category.empty() ? e.message : e.category + ": " + e.message);
 
     switch (p.kind) {
     case Msg::Found:
@@ -590,7 +590,7 @@ void TorchairBuilder::add(const LogEntry& e, int lastLine)
             GraphState& g = graph(p.graph);
             const memory::PoolId pool { uint64_t(std::max<int64_t>(0, numberAfter(p.pool, "("))),
                 uint64_t(std::max<int64_t>(0, numberAfter(p.pool, ", "))) };
-            m_sim.graphs[size_t(g.record)].pool = pool;
+            m_run.sim.graphs[size_t(g.record)].pool = pool;
             g.poolKnown = true;
         }
         break;
@@ -635,13 +635,13 @@ void TorchairBuilder::closeCall()
     c.open = false;
     m_eventOpen = false;
     CallRecord& rec = c.rec;
-    rec.eventCount = int(m_sim.events.size()) - rec.firstEvent;
+    rec.eventCount = m_run.eventCount() - rec.firstEvent;
     if (rec.graph.empty()) {
         // Only lines that name no FX graph (a DEBUG timing line, a log cut mid-call): no call we can tell.
         note("line " + std::to_string(c.firstLine) + ": a call whose lines name no FX graph (kept, graph unknown)");
     }
     GraphState& g = graph(rec.graph);
-    GraphRecord& gr = m_sim.graphs[size_t(g.record)];
+    GraphRecord& gr = m_run.sim.graphs[size_t(g.record)];
     const bool known = std::find(g.captured.begin(), g.captured.end(), rec.key) != g.captured.end();
     if (!rec.key.empty() && std::find(gr.allKeys.begin(), gr.allKeys.end(), rec.key) == gr.allKeys.end())
         gr.allKeys.push_back(rec.key);
@@ -663,7 +663,7 @@ void TorchairBuilder::closeCall()
             + (c.limit >= 0 ? "=" + std::to_string(c.limit) : std::string()) + " at call " + std::to_string(rec.index)
             + " (graph key {" + rec.key + "}) and runs eagerly for every later call: TorchAir logs nothing for "
             + "those calls, so the log does not tell how many there were.";
-        m_sim.hazards.push_back(h);
+        m_run.sim.hazards.push_back(h);
         note(rec.graph + ": calls after its fallback at call " + std::to_string(rec.index)
             + " run eagerly and TorchAir logs nothing for them: they are not in this run");
     } else if (c.capturing && !c.captured) {
@@ -705,7 +705,7 @@ void TorchairBuilder::closeCall()
                     + ", force_recapture: " + std::to_string(gr.recapturesForce)
                     + "). Each recapture costs a capture and counts against the capture limit; keep mutated inputs "
                       "such as the KV cache at one address.";
-                m_sim.hazards.push_back(h);
+                m_run.sim.hazards.push_back(h);
             }
         }
         if (!known && !rec.key.empty()) {
@@ -734,38 +734,36 @@ void TorchairBuilder::closeCall()
     }
     if (c.hasState)
         rec.pools = c.state; // the call's last logged state; the device's totals are not logged
-    for (int i = rec.firstEvent; i < int(m_sim.events.size()); ++i) {
-        m_sim.events[size_t(i)].graph = rec.graph;
-        m_sim.events[size_t(i)].key = rec.key;
+    for (int i = rec.firstEvent; i < m_run.eventCount(); ++i) {
+        m_run.event(i).graph = rec.graph;
+        m_run.event(i).key = rec.key;
     }
-    m_sim.calls.push_back(rec);
+    m_captures += rec.action == CallAction::Capture || rec.action == CallAction::Recapture;
+    m_run.addCall(rec);
 }
 
 runtime::Simulation TorchairBuilder::finish()
 {
     closeCall();
-    m_sim.callsSimulated = int(m_sim.calls.size());
+    m_run.finish();
     const std::string tool = m_npugraphEx && !m_torchair ? "npugraph_ex" : "TorchAir";
-    m_sim.origin.recordedAs = tool + " log";
-    m_sim.origin.log = true;
+    m_run.sim.origin.recordedAs = tool + " log";
     // The device's totals are not logged: its peaks stay 0 (origin.log says "not logged"); the pools'
-    // highest logged states are in m_sim.pools.
+    // highest logged states are in m_run.sim.pools.
     if (!m_anyState)
-        m_sim.sizesUnknown = "the log has no memory-state line (TorchAir prints them at DEBUG: "
-                             "TORCHAIR_LOG_LEVEL or set_logger_level('DEBUG') would give the pools' sizes)";
+        m_run.sim.sizesUnknown = "the log has no memory-state line (TorchAir prints them at DEBUG: "
+                                 "TORCHAIR_LOG_LEVEL or set_logger_level('DEBUG') would give the pools' sizes)";
     else
-        note("memory figures are the graph pools' as the DEBUG memory-state lines give them; the default pool "
-             "and the device's capacity are not in the log");
-    for (GraphRecord& g : m_sim.graphs)
+        m_run.sim.assumptions.push_back("memory figures are the graph pools' as the DEBUG memory-state lines give "
+                                        "them; the default pool and the device's capacity are not in the log");
+    for (GraphRecord& g : m_run.sim.graphs)
         if (!m_graphs[g.name].poolKnown && !g.name.empty())
-            note(g.name + "'s pool: unknown (no memory-state line after its first capture, no reset line)");
-    int captures = 0;
-    for (const CallRecord& c : m_sim.calls)
-        captures += c.action == CallAction::Capture || c.action == CallAction::Recapture;
-    m_sim.assumptions.insert(m_sim.assumptions.begin(),
-        "read from a " + tool + " log: " + plural(int(m_sim.calls.size()), "call", "calls") + " logged, "
-            + plural(captures, "capture", "captures") + "; calls TorchAir does not log (eager) are not counted");
-    return std::move(m_sim);
+            m_run.sim.assumptions.push_back(
+                g.name + "'s pool: unknown (no memory-state line after its first capture, no reset line)");
+    m_run.sim.assumptions.insert(m_run.sim.assumptions.begin(),
+        "read from a " + tool + " log: " + plural(m_run.callCount(), "call", "calls") + " logged, "
+            + plural(m_captures, "capture", "captures") + "; calls TorchAir does not log (eager) are not counted");
+    return std::move(m_run.sim);
 }
 
 } // namespace

@@ -1,5 +1,6 @@
 // The importer: every kind of source, duplicates, failures and cancels that leave the database as it
 // was, the worker thread, and a process killed mid-import (the kill test).
+#include "engine/ingest/run_log.h"
 #include "engine/scenario/decoder_generator.h"
 #include "storage/graph_store.h"
 #include "storage/importer.h"
@@ -225,6 +226,65 @@ TEST_F(Importer, ACudaTraceComesWithItsRunLinkedToItsGraphs)
         ASSERT_TRUE(graph.ok());
         EXPECT_EQ(graph->id.rfind(g.id + "/", 0), 0u) << graph->id << " for " << g.id;
     }
+}
+
+// A run log streams into the tables as it is read (engine/ingest/run_log.h): its calls, steps with
+// their line numbers and summary are stored as the reader in memory gives them; a cancel halfway
+// leaves nothing of it.
+TEST_F(Importer, ARunLogIsStreamedIntoARecordedRun)
+{
+    const std::string log
+        = std::string(ACLGI_SOURCE_DIR) + "/resources/samples/logs/09_capture_limit_fallback.torchair.log";
+    auto inMemory = engine::ingest::readRunLog(log);
+    ASSERT_TRUE(inMemory.ok());
+    ASSERT_EQ(inMemory->runs.size(), 1u);
+    const auto& expected = inMemory->runs[0].sim;
+
+    const std::string db = file("p.aclgi");
+    auto results = importPaths(db, { log });
+    ASSERT_TRUE(results.ok());
+    ASSERT_EQ((*results)[0].status, Status::Imported) << (*results)[0].message;
+    EXPECT_EQ((*results)[0].runs, 1);
+    EXPECT_FALSE((*results)[0].diagnostics.empty()); // the simulator's summary lines: foreign, named
+    auto project = openProject(db);
+    auto run = readRun(*project, 1);
+    ASSERT_TRUE(run.ok()) << run.error().toString();
+    EXPECT_TRUE(run->row.origin.log);
+    EXPECT_EQ(run->row.origin.recordedAs, "TorchAir log");
+    ASSERT_EQ(run->sim.calls.size(), expected.calls.size());
+    for (size_t i = 0; i < expected.calls.size(); ++i) {
+        EXPECT_EQ(run->sim.calls[i].graph, expected.calls[i].graph);
+        EXPECT_EQ(run->sim.calls[i].key, expected.calls[i].key);
+        EXPECT_EQ(run->sim.calls[i].action, expected.calls[i].action);
+        EXPECT_EQ(run->sim.calls[i].pools.size(), expected.calls[i].pools.size());
+    }
+    ASSERT_EQ(run->sim.events.size(), expected.events.size());
+    for (size_t i = 0; i < expected.events.size(); ++i) {
+        ASSERT_EQ(run->sim.events[i].log.size(), expected.events[i].log.size());
+        for (size_t l = 0; l < expected.events[i].log.size(); ++l)
+            EXPECT_EQ(run->sim.events[i].log[l].sourceLine, expected.events[i].log[l].sourceLine);
+    }
+    EXPECT_EQ(run->sim.hazards.size(), expected.hazards.size());
+    EXPECT_EQ(run->sim.graphs.size(), expected.graphs.size());
+    EXPECT_EQ(run->row.calls, int64_t(expected.calls.size()));
+
+    const std::string db2 = file("q.aclgi");
+    ImportOptions options;
+    uint64_t done = 0, total = 1;
+    options.progress = [&](const ImportProgress& p) {
+        if (p.phase == "reading the log" && p.unit == "bytes") {
+            done = p.done;
+            total = p.total;
+        }
+    };
+    options.cancelled = [&] { return done > 0 && done * 2 >= total; };
+    results = importPaths(db2, { log }, options);
+    ASSERT_TRUE(results.ok());
+    EXPECT_EQ((*results)[0].status, Status::Cancelled);
+    auto second = openProject(db2);
+    auto runs = listRuns(*second);
+    ASSERT_TRUE(runs.ok());
+    EXPECT_TRUE(runs->empty());
 }
 
 TEST_F(Importer, FailureLeavesTheDatabaseAsItWas)
