@@ -358,7 +358,9 @@ void PyTorchBuilder::add(const LogEntry& e, int lastLine)
         ++g.eagerCalls;
         // convert_frame.py: "torch._dynamo hit config.<limit> (<n>)": one hazard per limit, counting the
         // calls it sent to eager.
-        const std::string limit = p.entry.message.substr(25, p.entry.message.find(" (") - 25);
+        const size_t paren = p.entry.message.find(" (");
+        const std::string limit = p.entry.message.substr(25, paren == std::string::npos ? paren : paren - 25);
+        const std::string value = paren == std::string::npos ? std::string() : p.entry.message.substr(paren);
         auto [it, added] = m_limits.emplace(limit, std::make_pair(m_run.sim.hazards.size(), 0));
         ++it->second.second;
         if (added) {
@@ -372,8 +374,8 @@ void PyTorchBuilder::add(const LogEntry& e, int lastLine)
             m_run.sim.hazards.push_back(h);
         }
         runtime::Hazard& h = m_run.sim.hazards[it->second.first];
-        h.message = "Dynamo hit torch._dynamo.config." + limit + p.entry.message.substr(p.entry.message.find(" ("))
-            + " at compile " + h.graph + ": " + std::to_string(it->second.second)
+        h.message = "Dynamo hit torch._dynamo.config." + limit + value + " at compile " + h.graph + ": "
+            + std::to_string(it->second.second)
             + (it->second.second == 1 ? " call needing a new compile ran" : " calls needing a new compile ran")
             + " eagerly, without CUDA graphs (or raised, with fullgraph=True)";
         line(p, EventKind::Compile, "over the recompile limit: eager");
