@@ -216,9 +216,11 @@ struct RunLogReader::Impl {
             key = current.empty() ? processes.back().key : current;
         current = key;
         Process& p = process(key);
-        if (!p.firstLine)
-            p.firstLine = held.empty() ? e.line : held.front().first.line;
-        p.lastLine = lastLine;
+        // A message held open (a memory state) or a warning held for the first process may arrive
+        // after later lines of the same process: the run's lines are the span of all its lines.
+        const int first = held.empty() ? e.line : std::min(e.line, held.front().first.line);
+        p.firstLine = p.firstLine ? std::min(p.firstLine, first) : first;
+        p.lastLine = std::max(p.lastLine, lastLine);
         p.lines += lastLine - e.line + 1;
         if (!p.builder && (torchair || pytorch)) {
             p.builder = torchair ? detail::makeTorchairBuilder(path) : detail::makePyTorchBuilder(path);
@@ -299,7 +301,7 @@ struct RunLogReader::Impl {
             // stack): its process's builder takes them.
             if (lastPyTorchSet && (e.message.rfind("input name: ", 0) == 0 || e.message.rfind("  ", 0) == 0)) {
                 Process& p = process(lastPyTorch);
-                p.lastLine = lineNo;
+                p.lastLine = std::max(p.lastLine, lineNo);
                 ++p.lines;
                 p.builder->add(e, lineNo);
                 return;
