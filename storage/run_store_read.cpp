@@ -14,6 +14,13 @@ using runtext::Json;
 
 namespace {
 
+/// Whether a stored run was read from a run log: its recording says so in its name
+/// (engine/ingest/run_log.h: "TorchAir log", "npugraph_ex log", "PyTorch log").
+bool fromRunLog(std::string_view origin, std::string_view recordedAs)
+{
+    return origin == "recorded" && recordedAs.size() > 4 && recordedAs.substr(recordedAs.size() - 4) == " log";
+}
+
 constexpr const char* kRunColumns
     = "id, source_id, scenario_path, scenario_name, created_at, backend, profile, calls, events, captures, "
       "recaptures, replays, eager_calls, hazards, peak_reserved, peak_allocated, capacity_bytes, out_of_memory, "
@@ -44,9 +51,7 @@ RunRow runRow(const Statement& s)
     r.cancelled = s.columnInt(18) != 0;
     r.origin.kind = s.columnText(19) == "recorded" ? RunOriginKind::Recorded : RunOriginKind::Simulated;
     r.origin.recordedAs = s.columnText(20);
-    // A run log's recording says so in its name (engine/ingest/run_log.h: "TorchAir log", ...).
-    r.origin.log = r.origin.kind == engine::runtime::RunOriginKind::Recorded && r.origin.recordedAs.size() > 4
-        && r.origin.recordedAs.compare(r.origin.recordedAs.size() - 4, 4, " log") == 0;
+    r.origin.log = fromRunLog(s.columnText(19), r.origin.recordedAs);
     if (!runtext::readPairs(s.columnText(21), r.origin.allocatorSettings))
         r.origin.allocatorSettings.clear(); // a malformed list reads as none rather than failing the run
     r.origin.capacityKnown = r.origin.kind == RunOriginKind::Recorded && s.columnInt(22) != 0;
@@ -415,7 +420,7 @@ Result<std::vector<PoolSnapshot>> memoryAt(Database& db, int64_t runId, int even
     const int64_t events = run->columnInt(0);
     if (run->columnInt(1) <= 0) {
         const std::string as = run->columnText(3);
-        if (run->columnText(2) == "recorded" && as.size() > 4 && as.compare(as.size() - 4, 4, " log") == 0)
+        if (fromRunLog(run->columnText(2), as))
             return Error { ErrorCode::NotFound,
                 "run " + std::to_string(runId) + " is a " + as
                     + ": a log has no block-level memory; TorchAir's DEBUG memory-state lines give each graph "

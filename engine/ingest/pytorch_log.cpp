@@ -89,7 +89,7 @@ public:
         m_run.sim.sizesUnknown = "PyTorch's TORCH_LOGS do not tell memory (a memory snapshot of the same job does)";
     }
 
-    void add(const LogEntry& e, int lastLine) override;
+    void add(const LogEntry& e) override;
     runtime::Simulation finish() override;
 
 private:
@@ -212,9 +212,8 @@ void PyTorchBuilder::flushPrelude(bool intoCall)
     }
 }
 
-void PyTorchBuilder::add(const LogEntry& e, int lastLine)
+void PyTorchBuilder::add(const LogEntry& e)
 {
-    (void)lastLine;
     if (m_prelude.size() >= kMaxStepLines && !m_call.open) { // lines of no call, without end: run-level
         flushPrelude(false);
         m_run.flushSteps();

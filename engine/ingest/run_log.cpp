@@ -146,7 +146,7 @@ struct RunLogReader::Impl {
     std::vector<Process> processes;
     std::string current; ///< the process of the last line that named one
     std::map<std::string, Pending> pending; ///< per rank prefix ("" without): a message still open
-    std::vector<std::pair<LogEntry, int>> held; ///< entries before any process
+    std::vector<LogEntry> held; ///< entries before any process
     bool inWarning = false;
     std::string lastPyTorch; ///< the process of the last PyTorch line delivered (when lastPyTorchSet)
     bool lastPyTorchSet = false; ///< the last line was a Python warning: an indented line after it is its source
@@ -209,7 +209,7 @@ struct RunLogReader::Impl {
         std::string key = keyOf(e);
         if (!torchair && !pytorch && processes.empty() && key.empty()) {
             if (held.size() < kHeldEntries)
-                held.emplace_back(e, lastLine);
+                held.push_back(e);
             return;
         }
         if (key.empty() && !processes.empty())
@@ -218,7 +218,7 @@ struct RunLogReader::Impl {
         Process& p = process(key);
         // A message held open (a memory state) or a warning held for the first process may arrive
         // after later lines of the same process: the run's lines are the span of all its lines.
-        const int first = held.empty() ? e.line : std::min(e.line, held.front().first.line);
+        const int first = held.empty() ? e.line : std::min(e.line, held.front().line);
         p.firstLine = p.firstLine ? std::min(p.firstLine, first) : first;
         p.lastLine = std::max(p.lastLine, lastLine);
         p.lines += lastLine - e.line + 1;
@@ -232,7 +232,7 @@ struct RunLogReader::Impl {
         }
         if (!p.builder) {
             if (held.size() < kHeldEntries)
-                held.emplace_back(e, lastLine);
+                held.push_back(e);
             return;
         }
         if (pytorch && !p.pytorch) { // TORCH_LOGS lines of a TorchAir job: not read into its run (yet)
@@ -245,10 +245,10 @@ struct RunLogReader::Impl {
         }
         lastPyTorch = p.pytorch ? key : std::string();
         lastPyTorchSet = p.pytorch;
-        for (auto& [h, last] : held)
-            p.builder->add(h, last);
+        for (const LogEntry& h : held)
+            p.builder->add(h);
         held.clear();
-        p.builder->add(e, lastLine);
+        p.builder->add(e);
         if (p.builder->error() && !error)
             error = p.builder->error();
     }
@@ -303,7 +303,7 @@ struct RunLogReader::Impl {
                 Process& p = process(lastPyTorch);
                 p.lastLine = std::max(p.lastLine, lineNo);
                 ++p.lines;
-                p.builder->add(e, lineNo);
+                p.builder->add(e);
                 return;
             }
             inWarning = false;

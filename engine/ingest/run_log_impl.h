@@ -54,11 +54,11 @@ private:
 };
 
 /// Builds one process's run from its entries (each whole: a message continued over several lines
-/// arrives joined by '\n', `lastLine` its last line).
+/// arrives joined by '\n').
 class RunBuilder {
 public:
     virtual ~RunBuilder() = default;
-    virtual void add(const LogEntry& entry, int lastLine) = 0;
+    virtual void add(const LogEntry& entry) = 0;
     /// Ends the run: the last call is closed, graphs, pools and hazards are summed up.
     virtual runtime::Simulation finish() = 0;
     /// Streams the run into `sink` (before the first add()).
@@ -76,9 +76,5 @@ std::unique_ptr<RunBuilder> makeTorchairBuilder(const std::string& path);
 
 /// PyTorch's TORCH_LOGS lines of a CUDA Graph Trees run (pytorch_log.cpp).
 std::unique_ptr<RunBuilder> makePyTorchBuilder(const std::string& path);
-
-/// Whether a message is one of TorchAir's call-level texts (torchair_log.cpp), for tests and the
-/// reader's evidence.
-bool isTorchairRunText(std::string_view message);
 
 } // namespace engine::ingest::detail

@@ -353,7 +353,7 @@ public:
         m_run.sim.profile = memory::Profile::Npu;
     }
 
-    void add(const LogEntry& e, int lastLine) override;
+    void add(const LogEntry& e) override;
     runtime::Simulation finish() override;
 
 private:
@@ -469,9 +469,8 @@ void TorchairBuilder::pools(const std::vector<PoolCallState>& state, int line)
     m_anyState = true;
 }
 
-void TorchairBuilder::add(const LogEntry& e, int lastLine)
+void TorchairBuilder::add(const LogEntry& e)
 {
-    (void)lastLine;
     if (e.logger == "NPUGRAPH_EX" && !m_npugraphEx) {
         m_npugraphEx = true;
         if (!m_torchair)
@@ -771,11 +770,6 @@ runtime::Simulation TorchairBuilder::finish()
 std::unique_ptr<RunBuilder> makeTorchairBuilder(const std::string& path)
 {
     return std::make_unique<TorchairBuilder>(path);
-}
-
-bool isTorchairRunText(std::string_view message)
-{
-    return classify(message).kind != Msg::Other;
 }
 
 } // namespace engine::ingest::detail
