@@ -235,6 +235,8 @@ void simulateInto(const engine::scenario::Scenario& s, const std::string& path, 
     };
     auto run = engine::runtime::simulate(s, sim);
     if (run) {
+        for (std::string& note : engine::scenario::assumptionNotes(s))
+            run->assumptions.push_back(std::move(note));
         const std::string backend = engine::runtime::runtimeName(run.value());
         p.runs.push_back({ std::move(run.value()), std::move(memory), backend });
     } else
@@ -244,6 +246,8 @@ void simulateInto(const engine::scenario::Scenario& s, const std::string& path, 
 Result<void> readScenario(const std::string& path, Payload& p, bool runPasses, bool simulate)
 {
     auto s = engine::scenario::readScenarioFile(path);
+    if (s && s->log) // a scenario of a log: its graphs and calls are the log's run with the job's graphs
+        s = engine::scenario::loadScenarioOrGraph(path, {}, 1, false);
     if (!s)
         return s.error();
     p.diagnostics = s->diagnostics;

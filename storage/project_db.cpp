@@ -421,6 +421,9 @@ const std::vector<Migration>& migrations()
             "events' times and bytes by category",
             kSchemaV5 },
         { 6, "long texts (node targets, argument values) stored once, in texts", kSchemaV6 },
+        // Step 7 (issue 23): what a run had to assume or could not know (Simulation::assumptions: a log's
+        // notes, a scenario made from a log or a trace), a JSON list of strings.
+        { 7, "what each run assumed", "ALTER TABLE runs ADD COLUMN assumptions TEXT NOT NULL DEFAULT '[]';" },
     };
     return steps;
 }

@@ -11,7 +11,7 @@
 namespace storage {
 
 /// The schema version this build writes and reads.
-constexpr int kSchemaVersion = 6;
+constexpr int kSchemaVersion = 7;
 /// PRAGMA application_id of a project database: "ACGI".
 constexpr int kApplicationId = 0x41434749;
 

@@ -1,6 +1,8 @@
 // The project outline (storage/project_outline.h): a handful of queries folded into a tree.
 #include "storage/project_outline.h"
 
+#include "storage/run_store.h"
+
 #include <cstdio>
 #include <map>
 #include <nlohmann/json.hpp>
@@ -182,7 +184,7 @@ Result<OutlineNode> readOutline(Database& db)
 
     r = each(db,
         "SELECT id, scenario_name, scenario_path, calls, recaptures, hazards, peak_reserved, out_of_memory, overrides, "
-        "origin, events FROM runs ORDER BY id DESC",
+        "origin, events, recorded_as FROM runs ORDER BY id DESC",
         [&](const Statement& s) {
             std::string name = s.columnText(1).empty() ? fileName(s.columnText(2)) : s.columnText(1);
             // A run made with settings on top of its scenario's says which (the Config view's runs).
@@ -195,8 +197,13 @@ Result<OutlineNode> readOutline(Database& db)
                 name += " [" + set + "]";
             }
             // A recording has no calls, recaptures or hazards to count: its steps are trace entries.
+            // A log's run has calls and hazards, and no device peak (its memory states are the pools').
             const bool recorded = s.columnText(9) == "recorded";
-            std::string detail = recorded
+            std::string detail = ::storage::detail::fromRunLog(s.columnText(9), s.columnText(11))
+                ? "recorded (" + s.columnText(11) + "), " + count(s.columnInt(3), "call", "calls") + ", "
+                    + count(s.columnInt(4), "recapture", "recaptures") + ", "
+                    + count(s.columnInt(5), "hazard", "hazards")
+                : recorded
                 ? "recorded, " + count(s.columnInt(10), "step", "steps") + ", peak " + mib(s.columnInt(6))
                 : count(s.columnInt(3), "call", "calls") + ", " + count(s.columnInt(4), "recapture", "recaptures")
                     + ", " + count(s.columnInt(5), "hazard", "hazards") + ", peak " + mib(s.columnInt(6))

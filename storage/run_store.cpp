@@ -187,12 +187,13 @@ std::array<int, 4> graphTotals(const Simulation& sim)
 Result<int64_t> insertRunRow(WriteContext& ctx, const Simulation& sim, const RunPlace& place, int keyframeInterval)
 {
     const auto [captures, recaptures, replays, eager] = graphTotals(sim);
-    auto s = ctx.db().prepare("INSERT INTO runs (source_id, scenario_path, scenario_name, created_at, backend, "
-                              "profile, capacity_bytes, config, overrides, calls, events, captures, recaptures, "
-                              "replays, eager_calls, hazards, peak_reserved, peak_allocated, out_of_memory, "
-                              "cancelled, keyframe_interval, warnings, origin, recorded_as, allocator_settings, "
-                              "capacity_known, categories) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, "
-                              "?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
+    auto s
+        = ctx.db().prepare("INSERT INTO runs (source_id, scenario_path, scenario_name, created_at, backend, "
+                           "profile, capacity_bytes, config, overrides, calls, events, captures, recaptures, "
+                           "replays, eager_calls, hazards, peak_reserved, peak_allocated, out_of_memory, "
+                           "cancelled, keyframe_interval, warnings, origin, recorded_as, allocator_settings, "
+                           "capacity_known, categories, assumptions) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, "
+                           "?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
     if (!s)
         return s.error();
     if (place.sourceId)
@@ -214,7 +215,8 @@ Result<int64_t> insertRunRow(WriteContext& ctx, const Simulation& sim, const Run
     s->bind(23, std::string_view(engine::runtime::runOriginKindName(sim.origin.kind))).bind(24, sim.origin.recordedAs);
     s->bind(25, runtext::pairsJson(sim.origin.allocatorSettings))
         .bind(26, int64_t(!recorded || sim.origin.capacityKnown))
-        .bind(27, stringsJson(sim.categories));
+        .bind(27, stringsJson(sim.categories))
+        .bind(28, stringsJson(sim.assumptions));
     if (auto r = insert(*s, ctx); !r)
         return r.error();
     return ctx.db().lastInsertRowId();
@@ -523,13 +525,15 @@ Result<void> RunStreamWriter::summary(const Simulation& sim)
     if (auto r = m_rows->header(header); !r)
         return r;
     const auto [captures, recaptures, replays, eager] = graphTotals(sim);
-    auto s = m_ctx.db().prepare("UPDATE runs SET scenario_name = ?, calls = ?, captures = ?, recaptures = ?, "
-                                "replays = ?, eager_calls = ?, hazards = ?, recorded_as = ? WHERE id = ?");
+    auto s = m_ctx.db().prepare(
+        "UPDATE runs SET scenario_name = ?, calls = ?, captures = ?, recaptures = ?, "
+        "replays = ?, eager_calls = ?, hazards = ?, recorded_as = ?, assumptions = ? WHERE id = ?");
     if (!s)
         return s.error();
     s->bind(1, sim.scenarioName).bind(2, int64_t(sim.callsSimulated)).bind(3, int64_t(captures));
     s->bind(4, int64_t(recaptures)).bind(5, int64_t(replays)).bind(6, int64_t(eager));
-    s->bind(7, int64_t(sim.hazards.size())).bind(8, sim.origin.recordedAs).bind(9, m_runId);
+    s->bind(7, int64_t(sim.hazards.size())).bind(8, sim.origin.recordedAs).bind(9, stringsJson(sim.assumptions));
+    s->bind(10, m_runId);
     if (auto r = s->run(); !r)
         return r;
     m_warnings = sim.warnings;

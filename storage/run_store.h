@@ -14,6 +14,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace storage {
@@ -34,7 +35,10 @@ Result<int64_t> writeRun(WriteContext& ctx, const engine::runtime::Simulation& s
 
 namespace detail {
 class RunRows;
-}
+/// Whether a stored run was read from a run log: its recording says so in its name
+/// (engine/ingest/run_log.h: "TorchAir log", "npugraph_ex log", "PyTorch log").
+bool fromRunLog(std::string_view origin, std::string_view recordedAs);
+} // namespace detail
 
 /// Writes a run as it is delivered (engine::runtime::RunSink), row by row into the same tables and
 /// with the same rows as writeRun, so a run of any length is stored without ever being held in
@@ -121,6 +125,7 @@ struct RunHeader {
     std::string configJson;
     std::vector<std::string> warnings;
     std::vector<std::string> categories; ///< a recording's owner categories (Simulation::categories)
+    std::vector<std::string> assumptions; ///< Simulation::assumptions
 };
 Result<RunHeader> readRunHeader(Database& db, int64_t runId);
 

@@ -12,14 +12,12 @@ namespace storage {
 using namespace engine::runtime;
 using runtext::Json;
 
-namespace {
-
-/// Whether a stored run was read from a run log: its recording says so in its name
-/// (engine/ingest/run_log.h: "TorchAir log", "npugraph_ex log", "PyTorch log").
-bool fromRunLog(std::string_view origin, std::string_view recordedAs)
+bool detail::fromRunLog(std::string_view origin, std::string_view recordedAs)
 {
     return origin == "recorded" && recordedAs.size() > 4 && recordedAs.substr(recordedAs.size() - 4) == " log";
 }
+
+namespace {
 
 constexpr const char* kRunColumns
     = "id, source_id, scenario_path, scenario_name, created_at, backend, profile, calls, events, captures, "
@@ -51,7 +49,7 @@ RunRow runRow(const Statement& s)
     r.cancelled = s.columnInt(18) != 0;
     r.origin.kind = s.columnText(19) == "recorded" ? RunOriginKind::Recorded : RunOriginKind::Simulated;
     r.origin.recordedAs = s.columnText(20);
-    r.origin.log = fromRunLog(s.columnText(19), r.origin.recordedAs);
+    r.origin.log = detail::fromRunLog(s.columnText(19), r.origin.recordedAs);
     if (!runtext::readPairs(s.columnText(21), r.origin.allocatorSettings))
         r.origin.allocatorSettings.clear(); // a malformed list reads as none rather than failing the run
     r.origin.capacityKnown = r.origin.kind == RunOriginKind::Recorded && s.columnInt(22) != 0;
@@ -355,7 +353,7 @@ Result<std::vector<RunRow>> listRuns(Database& db)
 
 Result<RunHeader> readRunHeader(Database& db, int64_t runId)
 {
-    auto s = detail::selectRun(db, runId, std::string(kRunColumns) + ", config, warnings, categories");
+    auto s = detail::selectRun(db, runId, std::string(kRunColumns) + ", config, warnings, categories, assumptions");
     if (!s)
         return s.error();
     RunHeader header;
@@ -371,6 +369,10 @@ Result<RunHeader> readRunHeader(Database& db, int64_t runId)
     header.categories = stringList(s->columnText(25), ok);
     if (!ok)
         return Error { ErrorCode::ParseError, "run " + std::to_string(runId) + ": categories are malformed", db.path() };
+    header.assumptions = stringList(s->columnText(26), ok);
+    if (!ok)
+        return Error { ErrorCode::ParseError, "run " + std::to_string(runId) + ": assumptions are malformed",
+            db.path() };
     return header;
 }
 
@@ -388,6 +390,7 @@ Result<StoredRun> readRun(Database& db, int64_t runId)
     Simulation& sim = run.sim;
     sim.warnings = std::move(header->warnings);
     sim.categories = std::move(header->categories);
+    sim.assumptions = std::move(header->assumptions);
     sim.scenarioPath = run.row.scenarioPath;
     sim.scenarioName = run.row.scenarioName;
     sim.profile = run.row.profile == engine::memory::profileName(engine::memory::Profile::Cuda)
@@ -420,7 +423,7 @@ Result<std::vector<PoolSnapshot>> memoryAt(Database& db, int64_t runId, int even
     const int64_t events = run->columnInt(0);
     if (run->columnInt(1) <= 0) {
         const std::string as = run->columnText(3);
-        if (fromRunLog(run->columnText(2), as))
+        if (detail::fromRunLog(run->columnText(2), as))
             return Error { ErrorCode::NotFound,
                 "run " + std::to_string(runId) + " is a " + as
                     + ": a log has no block-level memory; TorchAir's DEBUG memory-state lines give each graph "

@@ -25,7 +25,7 @@ template <typename E> std::optional<E> parseName(const std::string& text, const 
 
 constexpr int kLogLevels = 4;
 constexpr int kEventKinds = int(engine::runtime::EventKind::MemoryTrace) + 1;
-constexpr int kHazardKinds = int(engine::runtime::HazardKind::CallRaised) + 1;
+constexpr int kHazardKinds = int(engine::runtime::HazardKind::RecompilePerCall) + 1;
 constexpr int kCallActions = int(engine::runtime::CallAction::Raised) + 1;
 constexpr int kOwnerKinds = int(engine::runtime::OwnerKind::Recorded) + 1;
 

@@ -4,6 +4,7 @@
 #include "engine/config/setting_text.h"
 #include "engine/ingest/source.h"
 #include "engine/scenario/load.h"
+#include "engine/scenario/log_scenario.h"
 #include "storage/importer.h"
 #include "storage/project_db.h"
 #include "storage/resimulate.h"
@@ -154,8 +155,9 @@ Result<void> checkUnchanged(Database& db, int64_t sourceId)
 
 Result<SimulatedFile> simulateFile(const SimulateFileRequest& request)
 {
-    auto scenario
-        = engine::scenario::loadScenarioOrGraph(request.path, request.symbols, request.calls, true, request.callList);
+    auto scenario = request.graphs.empty()
+        ? engine::scenario::loadScenarioOrGraph(request.path, request.symbols, request.calls, true, request.callList)
+        : engine::scenario::loadLogScenario(request.path, request.graphs, request.run, request.symbols);
     if (!scenario)
         return scenario.error();
     if (auto kinds = engine::scenario::applyInputKinds(*scenario, request.inputKinds); !kinds)
@@ -196,6 +198,8 @@ Result<SimulatedFile> simulateFile(const SimulateFileRequest& request)
     if (sim->cancelled)
         return Error { ErrorCode::Cancelled, "cancelled", request.path };
     out.sim = std::move(sim.value());
+    for (std::string& note : engine::scenario::assumptionNotes(*scenario))
+        out.sim.assumptions.push_back(std::move(note));
     return out;
 }
 

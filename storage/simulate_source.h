@@ -31,6 +31,11 @@ struct SimulateFileRequest {
     /// `simulate --call-list FILE`: the calls, replacing the scenario's or the ones made for a graph
     /// or trace (engine::scenario::readCallList); "" = none.
     std::string callList;
+    /// `simulate LOG --graphs SRC`: `path` is a run log and this the job's graphs (a debug folder, generated
+    /// module, cache file, FX graph or scenario): the scenario is the log's run
+    /// (engine::scenario::loadLogScenario). "" = none.
+    std::string graphs;
+    std::string run; ///< with `graphs`: which run of the log ("" = its only one), as `simulate --run`
     bool recordMemory = true; ///< keep the memory timeline (every step's memory), needed to store the run
     /// (calls done, calls total) while simulating; returns true to cancel. May be empty.
     std::function<bool(int done, int total)> progress;

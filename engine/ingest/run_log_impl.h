@@ -9,6 +9,11 @@
 
 namespace engine::ingest::detail {
 
+/// How often a thing repeats before the log's run calls it a hazard: recaptures of one FX graph (the
+/// simulator's recapture storm), re-records, recompiles of one function, new FX graphs after the
+/// first ones came back.
+constexpr int kRepeatHazard = 3;
+
 /// The run a builder fills: its summary in `sim`, and its steps and calls either kept there or, with a
 /// sink, handed on as each call closes and dropped (so a log of any length is read in bounded memory).
 /// Event indices and call indices count every step and call, streamed or kept.

@@ -364,6 +364,13 @@ private:
         bool stormReported = false;
         bool poolKnown = false;
     };
+    /// A recompile per call, as a TorchAir log shows it: new FX graphs (graph_<N>) after an earlier graph
+    /// was called again. Before that, new graphs may be the pieces of one call (graph breaks): the log
+    /// cannot tell, and the hazard is not raised.
+    bool m_cameBack = false;
+    std::vector<std::pair<std::string, int>> m_lateGraphs; ///< (graph, call)
+    size_t m_lateHazard = SIZE_MAX;
+    void lateGraph(const CallRecord& rec);
     struct Call {
         bool open = false;
         int phase = kNoPhase;
@@ -409,6 +416,31 @@ TorchairBuilder::GraphState& TorchairBuilder::graph(const std::string& name)
         m_run.sim.graphs.push_back(r);
     }
     return g;
+}
+
+void TorchairBuilder::lateGraph(const CallRecord& rec)
+{
+    m_lateGraphs.emplace_back(rec.graph, rec.index);
+    if (int(m_lateGraphs.size()) < kRepeatHazard)
+        return;
+    if (m_lateHazard == SIZE_MAX) {
+        m_lateHazard = m_run.sim.hazards.size();
+        runtime::Hazard h;
+        h.kind = HazardKind::RecompilePerCall;
+        h.call = rec.index;
+        h.graph = rec.graph;
+        h.key = rec.key;
+        m_run.sim.hazards.push_back(h);
+    }
+    std::string list;
+    for (size_t i = 0; i < m_lateGraphs.size() && i < 8; ++i)
+        list += (i ? ", " : "") + m_lateGraphs[i].first + " at call " + std::to_string(m_lateGraphs[i].second);
+    if (m_lateGraphs.size() > 8)
+        list += ", ...";
+    m_run.sim.hazards[m_lateHazard].message = std::to_string(m_lateGraphs.size())
+        + " new FX graphs after the run's graphs were called again (" + list
+        + "): Dynamo compiled a new graph for these calls, each with its own captures and memory pool "
+          "(dynamic=False with a changing shape, or a guard that fails each call)";
 }
 
 void TorchairBuilder::note(const std::string& text)
@@ -639,8 +671,13 @@ void TorchairBuilder::closeCall()
         // Only lines that name no FX graph (a DEBUG timing line, a log cut mid-call): no call we can tell.
         note("line " + std::to_string(c.firstLine) + ": a call whose lines name no FX graph (kept, graph unknown)");
     }
+    const bool newGraph = !m_graphs.count(rec.graph);
     GraphState& g = graph(rec.graph);
     GraphRecord& gr = m_run.sim.graphs[size_t(g.record)];
+    if (!newGraph)
+        m_cameBack = true;
+    else if (m_cameBack && !rec.graph.empty())
+        lateGraph(rec);
     const bool known = std::find(g.captured.begin(), g.captured.end(), rec.key) != g.captured.end();
     if (!rec.key.empty() && std::find(gr.allKeys.begin(), gr.allKeys.end(), rec.key) == gr.allKeys.end())
         gr.allKeys.push_back(rec.key);
@@ -690,7 +727,7 @@ void TorchairBuilder::closeCall()
                 note("call " + std::to_string(rec.index) + " (line " + std::to_string(c.firstLine)
                     + "): a recapture whose cause no DEBUG counters line tells (cause unknown)");
             const int n = gr.recapturesMutatedInput + gr.recapturesCoreLimit + gr.recapturesForce;
-            if (n >= 3 && !g.stormReported) {
+            if (n >= kRepeatHazard && !g.stormReported) {
                 g.stormReported = true;
                 runtime::Hazard h;
                 h.kind = HazardKind::RecaptureStorm;

@@ -144,6 +144,18 @@ HazardExplanation explainCudaHazard(const Simulation& sim, int hazardIndex)
         x.quotes = callLines(sim, h, "out of memory");
         x.source = std::string(kRules) + " §9";
         break;
+    case HazardKind::RecompilePerCall:
+        x.title = "A recompile on call after call";
+        x.why = "Dynamo guards each compiled entry of a function; when a guard fails on every call (a size that is "
+                "not marked dynamic, a Python value that changes, a tensor's address or attribute it specialised "
+                "on) it compiles again, and each compile is a new FX graph that warms up and records its own CUDA "
+                "graph in the shared pool, until the recompile limit sends the function to eager.";
+        x.avoid = { "Read the guard failures (TORCH_LOGS=recompiles): mark the changing dimension dynamic "
+                    "(torch._dynamo.mark_dynamic) or compile with dynamic=True.",
+            "Move values that change each call out of the compiled function, or pass them as tensors." };
+        x.quotes = callLines(sim, h, "Recompiling function");
+        x.source = std::string(kRules) + " §8 (torch/_dynamo/guards.py, convert_frame.py); docs/run-logs.md";
+        break;
     default:
         x.title = runtime::hazardKindName(h.kind);
         x.why = "A TorchAir hazard in a CUDA Graph Trees run: not produced by this runtime.";

@@ -455,6 +455,21 @@ void recaptureStorm(Ctx& c)
                    "third recapture";
 }
 
+void recompilePerCall(Ctx& c)
+{
+    c.out.title = "A recompile on call after call: a new FX graph each time";
+    c.out.what = c.h.message;
+    c.out.why
+        = "TorchAir compiles each FX graph Dynamo makes into its own AclGraph, with its own memory pool, keys and "
+          "counters (graph_<N>, N counting every FX graph the process compiled). A new graph_<N> on call after "
+          "call means Dynamo recompiles each time: with dynamic=False every new input shape is a new FX graph, "
+          "and a guard that fails on each call does the same. Each one captures again and keeps its pool.";
+    c.out.avoid = { "Compile with dynamic=True (or torch._dynamo.mark_dynamic on the changing dimension) so new sizes "
+                    "are keys of one FX graph, not new graphs.",
+        "Find the failing guard with TORCH_LOGS=recompiles and keep what it checks constant." };
+    c.out.source = "torchair-behavior.md §2.2 (graph key; dynamic=False); docs/run-logs.md";
+}
+
 void fallback(Ctx& c)
 {
     const Hazard& h = c.h;
@@ -588,6 +603,8 @@ std::vector<EventKind> foundIn(HazardKind k)
     case HazardKind::RecompileLimit:
     case HazardKind::CallRaised:
         break;
+    case HazardKind::RecompilePerCall:
+        return { EventKind::Compile };
     }
     return {};
 }
@@ -669,6 +686,9 @@ HazardExplanation explainHazard(const Simulation& sim, int hazardIndex)
     case HazardKind::RecompileLimit:
     case HazardKind::CallRaised:
         return explainCudaHazard(sim, hazardIndex); // CUDA Graph Trees' own
+    case HazardKind::RecompilePerCall:
+        recompilePerCall(c);
+        break;
     }
     if (c.out.quotesFrom.empty())
         c.out.quotesFrom = frontName(c.front);

@@ -164,6 +164,12 @@ void runMarkdown(std::ostringstream& md, const ordered_json& run)
             md << "- " << str(w) << "\n";
         md << "\n";
     }
+    if (s.contains("assumptions") && !s.at("assumptions").empty()) {
+        md << "### Assumed or unknown\n\nWhat the inputs did not say, and what the run took instead:\n\n";
+        for (const auto& a : s.at("assumptions"))
+            md << "- " << str(a) << "\n";
+        md << "\n";
+    }
     docview::fxGraphsMarkdown(md, run);
 }
 

@@ -42,9 +42,10 @@ const char* ownerKindName(OwnerKind k)
 
 const char* hazardKindName(HazardKind k)
 {
-    static const char* names[] = { "output_overwritten", "user_input_overwritten", "stale_parameter",
-        "stale_checkpoint", "recapture_storm", "fallback", "out_of_memory", "cross_device_input", "overwritten_error",
-        "static_input_moved", "cudagraphs_skipped", "pool_growth", "recompile_limit", "call_raised" };
+    static const char* names[]
+        = { "output_overwritten", "user_input_overwritten", "stale_parameter", "stale_checkpoint", "recapture_storm",
+              "fallback", "out_of_memory", "cross_device_input", "overwritten_error", "static_input_moved",
+              "cudagraphs_skipped", "pool_growth", "recompile_limit", "call_raised", "recompile_per_call" };
     return names[int(k)];
 }
 

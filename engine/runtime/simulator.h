@@ -56,6 +56,9 @@ enum class HazardKind {
     PoolGrowth, ///< a later distinct size grew the shared pool, which never shrinks (§9)
     RecompileLimit, ///< Dynamo hit torch._dynamo.config.recompile_limit (§8)
     CallRaised, ///< the call raises to the program (FailOnRecompileLimitHit, an AssertionError in the tree)
+    /// Found in a run's log (engine/ingest/run_log.h): one function keeps being recompiled, a new FX
+    /// graph on call after call (a shape that is not dynamic, a guard that fails each call).
+    RecompilePerCall,
 };
 const char* hazardKindName(HazardKind k); ///< "output_overwritten", ...
 

@@ -9,6 +9,7 @@
 #include "engine/readers/fx_reader.h"
 #include "engine/readers/torch_trace.h"
 #include "engine/readers/torchair_module.h"
+#include "engine/scenario/log_scenario.h"
 #include "engine/scenario/trace_scenario.h"
 
 #include <algorithm>
@@ -198,6 +199,31 @@ Result<Scenario> loadScenarioOrGraph(const std::string& path, const SymbolValues
     switch (detected->kind) {
     case SourceKind::Scenario: {
         auto s = readScenarioFile(path);
+        if (s && s->log) {
+            // A scenario of a log: its graphs and calls are built from the log; the file's own config
+            // (later wins) and name apply on top.
+            auto built = loadLogScenario(s->log->file, s->log->graphs, s->log->run, givenSymbols);
+            if (!built)
+                return built.error();
+            for (auto& [name, value] : s->config) {
+                auto same = std::find_if(built->config.begin(), built->config.end(),
+                    [&name = name](const auto& kv) { return kv.first == name; });
+                if (same != built->config.end())
+                    same->second = value;
+                else
+                    built->config.emplace_back(name, value);
+            }
+            if (s->backend)
+                built->backend = s->backend;
+            built->path = path;
+            if (!s->name.empty())
+                built->name = s->name;
+            built->log = s->log;
+            if (!callList.empty())
+                if (auto listed = readCallList(*built, callList); !listed)
+                    return listed.error();
+            return built;
+        }
         if (!s || callList.empty())
             return s;
         if (auto listed = readCallList(*s, callList); !listed)
@@ -213,8 +239,9 @@ Result<Scenario> loadScenarioOrGraph(const std::string& path, const SymbolValues
     case SourceKind::RunLog:
         return makeError(ErrorCode::InvalidArgument,
             "a run log (" + detected->evidence
-                + ") is a recording, not a graph to simulate: `import` it and step it, or set it beside a simulation "
-                  "with `report LOG SCENARIO --compare`",
+                + ") is a recording, not a graph to simulate: `import` it and step it, set it beside a simulation "
+                  "with `report LOG SCENARIO --compare`, or simulate the run it tells with `simulate LOG --graphs "
+                  "SRC` (SRC: the job's debug folder, generated module, cache file or FX graph)",
             path);
     case SourceKind::CacheDir:
         return makeError(ErrorCode::InvalidArgument,
@@ -445,6 +472,15 @@ Result<void> applyInputKinds(Scenario& s, const std::vector<std::string>& specs)
         if (auto r = applyInputKinds(g, specs); !r)
             return r.error();
     return {};
+}
+
+std::vector<std::string> assumptionNotes(const Scenario& s)
+{
+    std::vector<std::string> out;
+    for (const std::string& d : s.diagnostics)
+        if (d.find(": note: assumed: ") != std::string::npos || d.find(": note: unknown: ") != std::string::npos)
+            out.push_back(d);
+    return out;
 }
 
 } // namespace engine::scenario

@@ -30,6 +30,11 @@ Result<Scenario> loadScenarioOrGraph(const std::string& path, const SymbolValues
 Result<Scenario> loadTraceScenario(const std::vector<readers::trace::TorchTrace>& traces, const std::string& path,
     const SymbolValues& symbols = {}, int calls = 2, bool requireSymbols = true, const std::string& callList = "");
 
+/// The scenario's diagnostics that are notes of what was assumed or is unknown ("PATH: note: assumed:
+/// ...", as trace_scenario.h and log_scenario.h write them), for the run's Simulation::assumptions, so
+/// a stored run keeps what its scenario had to assume.
+std::vector<std::string> assumptionNotes(const Scenario& s);
+
 /// Sets input kinds the user gave (`--input-kind SEL=KIND`, repeatable): SEL is a comma list of
 /// input names, positions (`#3`), position ranges (`#2-26`) or `*` (every tensor input whose kind
 /// nothing told); KIND is parameter, buffer, static_address or user_input. Applies to every graph of

@@ -107,6 +107,15 @@ struct CacheCompileSpec {
 /// "reduce-overhead") on CUDA, docs/cuda-graph-trees.md).
 enum class Runtime { Aclgraph, CudaGraphTrees };
 
+/// `log`: the scenario of a run a log tells (scenario/log_scenario.h), instead of `graphs` and `calls`:
+/// the graphs are read from `graphs`, the calls and what the log tells of the config from `file`.
+/// Paths as written are relative to the scenario file's folder; these are made absolute.
+struct LogSource {
+    std::string file; ///< the run's log
+    std::string graphs; ///< the job's debug folder, generated module, cache file, FX graph or scenario
+    std::string run; ///< which process of the log ("" = its only one; "rank 1", "1", "pid 4242")
+};
+
 struct Scenario {
     std::string path; ///< file it was read from, for messages
     int version = kFormatVersion;
@@ -126,6 +135,9 @@ struct Scenario {
     /// the passes see them through PassEnvironment::userOps.
     std::shared_ptr<const UserOps> operators;
     std::optional<CacheCompileSpec> cacheCompile;
+    /// Set when the file names a log (`log`): graphs and calls are empty until loadScenarioOrGraph
+    /// (scenario/load.h) builds them from it.
+    std::optional<LogSource> log;
     /// Warnings from reading FX files that graphs reference ("file:line:col: warning: ...").
     std::vector<std::string> diagnostics;
 

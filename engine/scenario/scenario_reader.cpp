@@ -215,7 +215,7 @@ public:
         s.version = int(version);
         m_r.checkKeys(obj, "$",
             { "format", "version", "name", "runtime", "backend", "config", "device", "operators", "cache_compile",
-                "frames", "graphs", "calls" });
+                "frames", "graphs", "calls", "log" });
         if (const Json* v = JsonReader::find(obj, "name"))
             s.name = m_r.string(*v, "$.name");
         if (const Json* v = JsonReader::find(obj, "comment"))
@@ -264,6 +264,16 @@ public:
                 "the cuda_graph_trees runtime runs on a CUDA device; profile must be \"cuda\"");
         if (const Json* v = JsonReader::find(obj, "operators"))
             s.operators = readOperators(*v, "$.operators", s.diagnostics);
+        if (const Json* v = JsonReader::find(obj, "log")) {
+            s.log = readLogSource(*v, "$.log");
+            for (const char* key : { "graphs", "calls", "frames", "cache_compile" })
+                if (JsonReader::find(obj, key))
+                    m_r.fail(ErrorCode::InvalidArgument, std::string("$.") + key,
+                        std::string("a scenario of a log takes its graphs, calls and frames from the log and its "
+                                    "\"graphs\" source; give \"")
+                            + key + "\" or \"log\", not both");
+            return s;
+        }
         s.graphs
             = detail::readGraphs(m_r, m_r.array(m_r.required(obj, "$", "graphs"), "$.graphs"), "$.graphs", s.diagnostics);
         if (const Json* v = JsonReader::find(obj, "calls")) {
@@ -304,6 +314,26 @@ public:
     }
 
 private:
+    // `log`: {"file": "job.log", "graphs": "debug/", "run": "rank 1"}; paths relative to the scenario's folder.
+    LogSource readLogSource(const Json& v, const std::string& path)
+    {
+        const Json& obj = m_r.object(v, path);
+        m_r.checkKeys(obj, path, { "file", "graphs", "run" });
+        auto resolved = [&](const char* key) {
+            std::string file = m_r.nonEmptyString(m_r.required(obj, path, key), JsonReader::key(path, key));
+            const auto slash = m_r.file().rfind('/');
+            if (file[0] != '/' && slash != std::string::npos)
+                file = m_r.file().substr(0, slash + 1) + file;
+            return file;
+        };
+        LogSource out;
+        out.file = resolved("file");
+        out.graphs = resolved("graphs");
+        if (const Json* run = JsonReader::find(obj, "run"))
+            out.run = m_r.string(*run, JsonReader::key(path, "run"));
+        return out;
+    }
+
     // `operators`: {"schemas": ["ns::op.overload(...) -> ...", ...], "inplaceable": [{"functional": name,
     // "inplace": name, "mutated_args": [i, ...]}]}, the names as register_inplaceable_npu_op takes them
     // (ops of torch.ops.npu; "npu.x.default" is accepted too).

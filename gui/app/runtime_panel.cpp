@@ -351,7 +351,19 @@ void RuntimePanel::showRun(
         emit runShown();
         return;
     }
-    m_title->setText(runTitle(m_run->row));
+    // What the run had to assume (a log's gaps, a scenario made from a log or a trace): counted in the
+    // title, listed in its tooltip.
+    const auto& assumed = m_run->sim.assumptions;
+    QString title = runTitle(m_run->row);
+    QString tip;
+    if (!assumed.empty()) {
+        title += QString(" · %1 assumed or unknown (hover)").arg(assumed.size());
+        tip = "Assumed or unknown, because the inputs did not say:";
+        for (const std::string& a : assumed)
+            tip += "\n• " + QString::fromStdString(a);
+    }
+    m_title->setText(title);
+    m_title->setToolTip(tip);
     m_logLabel->setText(m_run->sim.cuda ? "PyTorch log" : "TorchAir log");
     // A recording prints no TorchAir log: its steps are the file's trace entries.
     const bool recorded = m_run->sim.origin.kind == engine::runtime::RunOriginKind::Recorded;

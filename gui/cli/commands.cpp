@@ -12,6 +12,8 @@ const char* kUsage
       "       aclgraph-inspector simulate SCENARIO|GRAPH|compiled_module [--set NAME=VALUE ...] [--symbols s0=4,...] "
       "[--calls N] [--call-list FILE] [--json] [--log-level "
       "debug|info|warning] [--db FILE] [-o FILE]\n"
+      "       aclgraph-inspector simulate LOG --graphs SRC [--run LABEL] [--save-scenario FILE] [simulate's options]   "
+      "(the run a log tells)\n"
       "       aclgraph-inspector import PATH... --db FILE [--simulate] [--quiet]\n"
       "       aclgraph-inspector runs --db FILE [--json] [--run ID] [--check]\n"
       "       aclgraph-inspector report SCENARIO|GRAPH|PROJECT.aclgi|CACHE|SNAPSHOT|LOG... -o "

@@ -1,4 +1,5 @@
 #include "engine/report/simulation_report.h"
+#include "engine/scenario/log_scenario.h"
 #include "gui/cli/cli_util.h"
 #include "gui/cli/commands.h"
 #include "storage/project_db.h"
@@ -6,6 +7,8 @@
 #include "storage/simulate_source.h"
 
 #include <cstdlib>
+#include <filesystem>
+#include <fstream>
 #include <optional>
 #include <ostream>
 
@@ -23,6 +26,7 @@ int simulateCommand(const std::vector<std::string>& args, std::ostream& out, std
     int calls = 2;
     std::vector<std::string> inputKinds;
     std::string callList;
+    std::string graphs, run, savePath;
     for (size_t i = 0; i < args.size(); ++i) {
         const std::string& a = args[i];
         auto next = [&](const char* what) -> const std::string* {
@@ -62,6 +66,14 @@ int simulateCommand(const std::vector<std::string>& args, std::ostream& out, std
             if (!v)
                 return 2;
             callList = *v;
+        } else if (a == "--graphs" || a == "--run" || a == "--save-scenario") {
+            const std::string* v
+                = next(a == "--graphs" ? "the job's debug folder, generated module, cache file or FX graph"
+                        : a == "--run" ? "a run of the log (rank N, pid N)"
+                                       : "a file name");
+            if (!v)
+                return 2;
+            (a == "--graphs" ? graphs : a == "--run" ? run : savePath) = *v;
         } else if (a == "--log-level") {
             const std::string* v = next("debug, info or warning");
             if (!v)
@@ -99,7 +111,9 @@ int simulateCommand(const std::vector<std::string>& args, std::ostream& out, std
     if (path.empty()) {
         err << "usage: aclgraph-inspector simulate SCENARIO|GRAPH [--set NAME=VALUE ...] [--symbols s0=4,...] "
                "[--input-kind SEL=KIND ...] [--calls N] [--call-list FILE] [--json] [--log-level debug|info|warning] "
-               "[--db FILE] [-o FILE]\n";
+               "[--db FILE] [-o FILE]\n"
+               "       aclgraph-inspector simulate LOG --graphs SRC [--run LABEL] [--save-scenario FILE] [options "
+               "above]\n";
         return 2;
     }
     // The project opens before simulating so that a bad file fails at once.
@@ -112,8 +126,35 @@ int simulateCommand(const std::vector<std::string>& args, std::ostream& out, std
         }
         db = std::move(opened.value());
     }
+    if (graphs.empty() && (!run.empty() || !savePath.empty())) {
+        err << "simulate: --run and --save-scenario go with --graphs (simulate LOG --graphs SRC)\n";
+        return 2;
+    }
+    std::string scenarioPath = path;
+    if (!graphs.empty() && (db || !savePath.empty())) {
+        // The project simulates the run again (the Config form's what-if) from a scenario file that names
+        // the log and the graphs.
+        if (savePath.empty())
+            savePath = dbPath + "." + std::filesystem::path(path).filename().string() + ".scenario.json";
+        engine::scenario::LogSource source { std::filesystem::absolute(path).lexically_normal().string(),
+            std::filesystem::absolute(graphs).lexically_normal().string(), run };
+        std::ofstream file(savePath, std::ios::binary | std::ios::trunc);
+        file << engine::scenario::logScenarioFileText(
+            source, std::filesystem::path(path).filename().string() + " as a scenario");
+        file.close();
+        if (!file) {
+            err << "error: " << savePath << ": cannot write the run's scenario\n";
+            return 1;
+        }
+        err << "wrote the run's scenario to " << savePath << "\n";
+        scenarioPath = savePath;
+        graphs.clear();
+        run.clear();
+    }
     storage::SimulateFileRequest request;
-    request.path = path;
+    request.path = scenarioPath;
+    request.graphs = graphs;
+    request.run = run;
     request.overrides = overrideTexts;
     request.symbols = symbols;
     request.calls = calls;
@@ -132,7 +173,7 @@ int simulateCommand(const std::vector<std::string>& args, std::ostream& out, std
         = json ? engine::report::simulationJson(sim) + "\n" : engine::report::simulationText(sim, level);
     if (int rc = writeResult(text, outPath, out, err); rc || !db)
         return rc;
-    auto id = storage::storeSimulation(*db, path, sim, *simulated->timeline, overrideTexts);
+    auto id = storage::storeSimulation(*db, scenarioPath, sim, *simulated->timeline, overrideTexts);
     if (!id) {
         err << "error: " << id.error().toString() << "\n";
         return 1;

@@ -5,13 +5,17 @@
 #include "engine/ingest/run_log.h"
 #include "engine/report/simulation_report.h"
 #include "engine/scenario/load.h"
+#include "engine/scenario/log_scenario.h"
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <functional>
 #include <gtest/gtest.h>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <set>
+#include <unistd.h>
 
 namespace {
 
@@ -99,6 +103,7 @@ TEST(LogLine, RunLogDetection)
 struct Written {
     std::string name;
     Simulation sim;
+    engine::scenario::Scenario scenario; ///< what was simulated
 };
 
 std::vector<Written> allRuns(bool cuda);
@@ -125,7 +130,7 @@ std::vector<Written> allRuns(bool cuda)
         EXPECT_TRUE(sim.ok()) << f;
         if (!sim || bool(sim->cuda) != cuda)
             continue;
-        out.push_back({ std::filesystem::path(f).filename().string(), std::move(sim.value()) });
+        out.push_back({ std::filesystem::path(f).filename().string(), std::move(sim.value()), std::move(*scenario) });
     }
     EXPECT_GE(out.size(), cuda ? 4u : 11u);
     return out;
@@ -458,13 +463,22 @@ TEST(RunLogReal, HazardsFromTheLogAlone)
     // truth.md: d_recompile_limit hits torch._dynamo.config.recompile_limit (3) at 0/3..0/8;
     // f_kv_not_static skips cudagraphs ("mutated inputs (4 instances)"); d_rerecord_limit re-records
     // 6 times.
-    EXPECT_EQ(kinds("d_recompile_limit"), std::vector<std::string> { "recompile_limit" });
+    // ... and recompiles forward 8 times (0/1..0/8), a size mismatch of 'pos' each time.
+    EXPECT_EQ(kinds("d_recompile_limit"), (std::vector<std::string> { "recompile_per_call", "recompile_limit" }));
     EXPECT_EQ(kinds("f_kv_not_static"), std::vector<std::string> { "cudagraphs_skipped" });
     EXPECT_EQ(kinds("d_rerecord_limit"), std::vector<std::string> { "recapture_storm" });
     auto log = engine::ingest::readRunLog(dir + "d_recompile_limit.log");
     ASSERT_TRUE(log.ok());
-    EXPECT_NE(log->runs[0].sim.hazards[0].message.find("6 calls"), std::string::npos)
-        << log->runs[0].sim.hazards[0].message;
+    EXPECT_NE(log->runs[0].sim.hazards[1].message.find("6 calls"), std::string::npos)
+        << log->runs[0].sim.hazards[1].message;
+    const std::string& recompiles = log->runs[0].sim.hazards[0].message;
+    EXPECT_NE(recompiles.find("forward in /work/main/rec/common.py:68 8 times (compile ids 0/1, 0/2, 0/3, 0/4, 0/5, "
+                              "0/6, 0/7, 0/8)"),
+        std::string::npos)
+        << recompiles;
+    EXPECT_NE(
+        recompiles.find("the latest guard failure: 0/2: tensor 'pos' size mismatch at index 0."), std::string::npos)
+        << recompiles;
 }
 
 /// The three logs recorded with every cudagraphs artifact (../shared/real/logs, run_4.sh): the calls
@@ -498,6 +512,223 @@ TEST(RunLog, NoTorchairLineIsAnErrorNamingTheFile)
     ASSERT_FALSE(log.ok());
     EXPECT_EQ(log.error().context, "x.log");
     EXPECT_NE(log.error().message.find("2 lines"), std::string::npos) << log.error().message;
+}
+
+// ---- the run a log tells, as a scenario ----------------------------------------------------------
+
+/// The calls a log shows, one line each: graph, key (a parameter-address hash numbered per graph in
+/// order of first sight, since the simulation's addresses differ), action, cause.
+std::vector<std::string> shownCalls(const Simulation& sim)
+{
+    std::map<std::string, std::vector<std::string>> hashes;
+    std::vector<std::string> out;
+    for (const auto* c : loggedCalls(sim)) {
+        std::string key = c->key;
+        const size_t end = key.rfind("no_updated_input", 0) == 0 ? 16 : key.rfind(']') + 1;
+        if (end > 0 && end < key.size()) {
+            auto& seen = hashes[c->graph];
+            const std::string hash = key.substr(end);
+            auto it = std::find(seen.begin(), seen.end(), hash);
+            if (it == seen.end())
+                it = seen.insert(seen.end(), hash);
+            key = key.substr(0, end) + "#" + std::to_string(it - seen.begin());
+        }
+        out.push_back(c->graph + " {" + key + "} " + callActionName(c->action)
+            + (c->recaptureCause.empty() ? "" : " (" + c->recaptureCause + ")"));
+    }
+    return out;
+}
+
+std::vector<std::string> hazardKinds(const Simulation& sim)
+{
+    std::vector<std::string> out;
+    for (const auto& h : sim.hazards)
+        if (h.kind == engine::runtime::HazardKind::Fallback || h.kind == engine::runtime::HazardKind::RecaptureStorm)
+            out.push_back(std::string(engine::runtime::hazardKindName(h.kind)) + " at call " + std::to_string(h.call));
+    return out;
+}
+
+/// The options a log tells, taken out of a scenario so that the log has to tell them.
+void dropLoggedOptions(engine::scenario::Scenario& s)
+{
+    const std::set<std::string> told { "debug.aclgraph.static_capture_size_limit", "static_capture_size_limit",
+        "capture_limit", "experimental_config.frozen_parameter", "frozen_parameter",
+        "debug.aclgraph.disable_mempool_reuse_in_same_fx", "disable_mempool_reuse_in_same_fx",
+        "reuse_graph_pool_in_same_fx", "force_recapture" };
+    s.config.erase(
+        std::remove_if(s.config.begin(), s.config.end(), [&](const auto& kv) { return told.count(kv.first); }),
+        s.config.end());
+}
+
+/// Every sample and test scenario: its log (TorchAir's logger form, DEBUG), with its graphs and none of its
+/// calls, bindings or the options a log tells, makes a scenario whose simulation shows the same calls.
+TEST(LogScenario, EveryScenariosOwnLogSimulatesBackToTheSameCalls)
+{
+    int checked = 0, moved = 0;
+    for (const Written& w : torchairRuns()) {
+        if (w.scenario.cacheCompile)
+            continue; // its calls go through cache_compile, whose log this reader does not take apart
+        auto log = readRunLogText(loggerText(w.sim, LogLevel::Debug), w.name + ".log");
+        ASSERT_TRUE(log.ok()) << w.name;
+        engine::scenario::Scenario s = w.scenario;
+        dropLoggedOptions(s);
+        for (auto& c : s.calls) { // the calls are the log's: only their first symbols may serve as defaults
+            c.inputs.clear();
+            c.keepOutputs = 0;
+            c.coreLimit.reset();
+        }
+        auto made = engine::scenario::makeLogRunScenario(s, log->runs[0], w.name + ".log");
+        ASSERT_TRUE(made.ok()) << w.name << ": " << made.error().toString();
+        auto again = engine::runtime::simulate(s);
+        ASSERT_TRUE(again.ok()) << w.name << ": " << again.error().toString();
+        std::string notes;
+        for (const auto& d : s.diagnostics)
+            notes += "\n  " + d;
+        EXPECT_EQ(shownCalls(*again), shownCalls(w.sim)) << w.name << notes;
+        EXPECT_EQ(hazardKinds(*again), hazardKinds(w.sim)) << w.name << notes;
+        for (const auto& c : s.calls)
+            for (const auto& [name, b] : c.inputs)
+                moved += b.name.find("@move") != std::string::npos;
+        ++checked;
+    }
+    EXPECT_GE(checked, 10);
+    EXPECT_GT(moved, 0) << "a scenario whose log recaptures for a moved mutated input";
+}
+
+std::string samplePath(const std::string& name)
+{
+    return std::string(ACLGI_SOURCE_DIR) + "/resources/samples/" + name;
+}
+
+/// The bundled log of sample 09 (written with static_capture_size_limit=2) with sample 09's graphs: the
+/// limit comes from the fallback warning, and the what-if of a higher limit captures instead.
+TEST(LogScenario, TheCaptureLimitComesFromTheLogAndTheWhatIfLiftsIt)
+{
+    auto s = engine::scenario::loadLogScenario(
+        samplePath("logs/09_capture_limit_fallback.torchair.log"), samplePath("09_capture_limit_fallback.json"));
+    ASSERT_TRUE(s.ok()) << s.error().toString();
+    std::string limit;
+    for (const auto& [k, v] : s->config)
+        if (k == "debug.aclgraph.static_capture_size_limit" || k == "capture_limit")
+            limit = k + "=" + v.repr();
+    EXPECT_EQ(limit, "debug.aclgraph.static_capture_size_limit=2"); // "The current static_capture_size_limit is 2"
+    auto ran = engine::runtime::simulate(*s);
+    ASSERT_TRUE(ran.ok());
+    auto log = engine::ingest::readRunLog(samplePath("logs/09_capture_limit_fallback.torchair.log"));
+    ASSERT_TRUE(log.ok());
+    EXPECT_EQ(shownCalls(*ran), shownCalls(log->runs[0].sim));
+    ASSERT_EQ(hazardKinds(*ran), hazardKinds(log->runs[0].sim));
+    ASSERT_FALSE(hazardKinds(*ran).empty());
+
+    engine::runtime::SimulationOptions whatIf;
+    whatIf.overrides = { { "debug.aclgraph.static_capture_size_limit", engine::PyValue::integer(64) } };
+    auto lifted = engine::runtime::simulate(*s, whatIf);
+    ASSERT_TRUE(lifted.ok());
+    EXPECT_TRUE(hazardKinds(*lifted).empty());
+    int captures = 0;
+    for (const auto& g : lifted->graphs)
+        captures += g.captures;
+    int logged = 0;
+    for (const auto& g : ran->graphs)
+        logged += g.captures;
+    EXPECT_GT(captures, logged);
+}
+
+/// A scenario file that names a log (what `simulate LOG --graphs SRC --db` writes) loads as the run.
+TEST(LogScenario, AScenarioFileNamingTheLogLoadsAsItsRun)
+{
+    const auto dir = std::filesystem::temp_directory_path() / ("aclgi-logscn-" + std::to_string(::getpid()));
+    std::filesystem::create_directories(dir);
+    engine::scenario::LogSource source { samplePath("logs/09_capture_limit_fallback.torchair.log"),
+        samplePath("09_capture_limit_fallback.json"), "" };
+    {
+        std::ofstream f(dir / "run.json");
+        f << engine::scenario::logScenarioFileText(
+            source, "my run", { { "debug.aclgraph.static_capture_size_limit", engine::PyValue::integer(3) } });
+    }
+    auto s = engine::scenario::loadScenarioOrGraph((dir / "run.json").string());
+    ASSERT_TRUE(s.ok()) << s.error().toString();
+    EXPECT_EQ(s->name, "my run");
+    ASSERT_TRUE(s->log.has_value());
+    std::string limit;
+    for (const auto& [k, v] : s->config)
+        if (k == "debug.aclgraph.static_capture_size_limit")
+            limit = v.repr();
+    EXPECT_EQ(limit, "3") << "the file's own config wins over what the log tells";
+    auto direct = engine::scenario::loadLogScenario(source.file, source.graphs);
+    ASSERT_TRUE(direct.ok());
+    EXPECT_EQ(s->calls.size(), direct->calls.size());
+
+    // Errors name the file: a run the log lacks, graphs that are not there, a file with both log and graphs.
+    auto noRun = engine::scenario::loadLogScenario(source.file, source.graphs, "rank 7");
+    ASSERT_FALSE(noRun.ok());
+    EXPECT_EQ(noRun.error().context, source.file);
+    auto noGraphs = engine::scenario::loadLogScenario(source.file, (dir / "missing").string());
+    ASSERT_FALSE(noGraphs.ok());
+    EXPECT_NE(noGraphs.error().toString().find("missing"), std::string::npos) << noGraphs.error().toString();
+    {
+        std::ofstream f(dir / "both.json");
+        f << R"({"format": "aclgraph-inspector-scenario", "version": 1, "graphs": [], "log": {"file": "a.log", "graphs": "g"}})";
+    }
+    auto both = engine::scenario::loadScenarioOrGraph((dir / "both.json").string());
+    ASSERT_FALSE(both.ok());
+    EXPECT_NE(both.error().toString().find("$.graphs"), std::string::npos) << both.error().toString();
+    std::filesystem::remove_all(dir);
+}
+
+/// A TorchAir log of two ranks needs --run; a CUDA (PyTorch) log is refused with the way that works.
+TEST(LogScenario, SeveralRunsNeedARunAndACudaLogTakesItsTrace)
+{
+    const std::string graphs = samplePath("09_capture_limit_fallback.json");
+    auto sample = engine::scenario::loadScenarioOrGraph(graphs);
+    ASSERT_TRUE(sample.ok());
+    auto sim = engine::runtime::simulate(*sample);
+    ASSERT_TRUE(sim.ok());
+    const std::string text
+        = loggerText(*sim, LogLevel::Debug, 11, "[rank0]:") + loggerText(*sim, LogLevel::Debug, 12, "[rank1]:");
+    auto log = readRunLogText(text, "two.log");
+    ASSERT_TRUE(log.ok());
+    ASSERT_EQ(log->runs.size(), 2u);
+    engine::scenario::Scenario s = *sample;
+    ASSERT_TRUE(engine::scenario::makeLogRunScenario(s, log->runs[1], "two.log").ok());
+    EXPECT_NE(s.comment.find("rank 1"), std::string::npos) << s.comment;
+
+    auto cuda = engine::ingest::readRunLog(std::string(ACLGI_TEST_DATA_DIR) + "/real/logs/d_two_functions.log");
+    ASSERT_TRUE(cuda.ok());
+    engine::scenario::Scenario c = *sample;
+    auto refused = engine::scenario::makeLogRunScenario(c, cuda->runs[0], "d.log");
+    ASSERT_FALSE(refused.ok());
+    EXPECT_NE(refused.error().message.find("TORCH_TRACE"), std::string::npos) << refused.error().message;
+}
+
+/// A recompile per call in a TorchAir log: new FX graphs after an earlier graph came back. New graphs
+/// before that (graph breaks of one call) are no hazard.
+TEST(RunLog, NewFxGraphsAfterTheFirstCameBackAreARecompilePerCall)
+{
+    auto capture = [](int n, int id, const std::string& key) {
+        return "[INFO] TORCHAIR call " + std::to_string(n) + ": Success to capture fx_graph graph_" + std::to_string(id)
+            + " for graph key{" + key + "}. Start to run AclGraph{id: " + std::to_string(id)
+            + "} with the updated node num {0}.\n";
+    };
+    auto found = [](int n, int id) {
+        return "[INFO] TORCHAIR call " + std::to_string(n) + ": Find captured AclGraph{id: " + std::to_string(id)
+            + "} of fx_graph graph_" + std::to_string(id) + " with graph key {no_updated_input}.\n";
+    };
+    const std::string breaks = capture(0, 1, "no_updated_input") + capture(1, 2, "no_updated_input")
+        + capture(2, 3, "no_updated_input") + found(3, 1) + found(4, 2) + found(5, 3);
+    auto quiet = readRunLogText(breaks, "breaks.log");
+    ASSERT_TRUE(quiet.ok());
+    EXPECT_TRUE(quiet->runs[0].sim.hazards.empty());
+    const std::string recompiles = breaks + capture(6, 4, "no_updated_input") + capture(7, 5, "no_updated_input")
+        + capture(8, 6, "no_updated_input");
+    auto loud = readRunLogText(recompiles, "recompiles.log");
+    ASSERT_TRUE(loud.ok());
+    ASSERT_EQ(loud->runs[0].sim.hazards.size(), 1u);
+    const auto& h = loud->runs[0].sim.hazards[0];
+    EXPECT_STREQ(engine::runtime::hazardKindName(h.kind), "recompile_per_call");
+    EXPECT_EQ(h.call, 8);
+    EXPECT_NE(h.message.find("graph_4 at call 6, graph_5 at call 7, graph_6 at call 8"), std::string::npos)
+        << h.message;
 }
 
 } // namespace

@@ -266,6 +266,9 @@ TEST_F(Importer, ARunLogIsStreamedIntoARecordedRun)
     }
     EXPECT_EQ(run->sim.hazards.size(), expected.hazards.size());
     EXPECT_EQ(run->sim.graphs.size(), expected.graphs.size());
+    // What the log does not tell (schema 7): stored with the run, as the reader listed it.
+    EXPECT_FALSE(expected.assumptions.empty());
+    EXPECT_EQ(run->sim.assumptions, expected.assumptions);
     EXPECT_EQ(run->row.calls, int64_t(expected.calls.size()));
 
     const std::string db2 = file("q.aclgi");

@@ -8,6 +8,7 @@
 #include "storage/run_store.h"
 
 #include <filesystem>
+#include <fstream>
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -183,3 +184,54 @@ TEST_F(Resimulate, CancelWritesNothing)
 }
 
 } // namespace
+
+/// The user's own run (a scenario file that names a log and the job's graphs, as `simulate LOG --graphs
+/// SRC --db` writes it): imported and simulated, its what-if of a higher capture limit is a new run
+/// without the log's fallback.
+TEST(ResimulateLog, TheWhatIfOfALogsRunLiftsItsCaptureLimit)
+{
+    const fs::path dir = fs::temp_directory_path() / ("aclgi-resim-log-" + std::to_string(getpid()));
+    fs::remove_all(dir);
+    fs::create_directories(dir);
+    const fs::path samples = fs::path(ACLGI_SOURCE_DIR) / "resources/samples";
+    const std::string file = (dir / "run.json").string();
+    {
+        std::ofstream f(file);
+        f << R"({"format": "aclgraph-inspector-scenario", "version": 1, "name": "my run", "log": {"file": ")"
+          << (samples / "logs/09_capture_limit_fallback.torchair.log").string() << R"(", "graphs": ")"
+          << (samples / "09_capture_limit_fallback.json").string() << "\"}}";
+    }
+    const std::string db = (dir / "p.aclgi").string();
+    ImportOptions options;
+    options.simulateScenarios = true;
+    auto results = importPaths(db, { file }, options);
+    ASSERT_TRUE(results.ok()) << results.error().toString();
+    ASSERT_EQ((*results)[0].runs, 1) << (*results)[0].message;
+    auto opened = openProject(db);
+    ASSERT_TRUE(opened.ok());
+    auto runs = listRuns(*opened);
+    ASSERT_TRUE(runs.ok() && runs->size() == 1);
+    auto base = readRun(*opened, runs->front().id);
+    ASSERT_TRUE(base.ok());
+    ASSERT_EQ(base->sim.hazards.size(), 1u); // the log's fallback at call 3, limit 2 from its warning
+    EXPECT_EQ(base->sim.hazards[0].call, 3);
+    // What the scenario took from the log and what it assumed are stored with the run (schema 7).
+    std::string assumed;
+    for (const std::string& a : base->sim.assumptions)
+        assumed += a + "\n";
+    EXPECT_NE(assumed.find("note: assumed: the caller drops each call's outputs"), std::string::npos) << assumed;
+    EXPECT_NE(assumed.find("note: unknown: calls after a fallback to eager print nothing"), std::string::npos)
+        << assumed;
+
+    ResimulateRequest r;
+    r.dbPath = db;
+    r.baseRunId = runs->front().id;
+    r.overrides = { "debug.aclgraph.static_capture_size_limit=64" };
+    auto lifted = resimulate(r);
+    ASSERT_TRUE(lifted.ok()) << lifted.error().toString();
+    auto stored = readRun(*opened, lifted->runId);
+    ASSERT_TRUE(stored.ok());
+    EXPECT_TRUE(stored->sim.hazards.empty());
+    EXPECT_EQ(stored->row.scenarioPath, file);
+    fs::remove_all(dir);
+}
