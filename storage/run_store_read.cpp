@@ -334,6 +334,23 @@ Result<void> readGraphIds(Database& db, int64_t runId, std::map<std::string, int
         });
 }
 
+/// A log names its graphs as the job did: PyTorch by compile id ("0/1"), TorchAir by its FX graph name
+/// ("graph_2"). A log's own source has no graphs, so a graph the project holds from another source of
+/// the same job joins it by that name: a TORCH_TRACE's group of the compile id ("0/1/inference"), or a
+/// graph with that name (TorchAir's generated module names its graph by fx_graph_name); the newest
+/// such source first. Names `out` has already are kept.
+Result<void> readLogGraphIds(Database& db, int64_t runId, std::map<std::string, int64_t>& out)
+{
+    return eachRow(db, runId,
+        "SELECT rg.name, g.id FROM run_graphs rg JOIN graphs g ON g.role <> 'pass_result' AND "
+        "((g.stage = 0 AND g.name = rg.name) OR g.grp = rg.name || '/inference' OR g.grp = rg.name || '/forward') "
+        "WHERE rg.run_id = ? AND rg.name <> '' ORDER BY rg.name, g.source_id DESC, g.stage, g.id",
+        [&](const Statement& s) -> std::string {
+            out.emplace(s.columnText(0), s.columnInt(1));
+            return {};
+        });
+}
+
 } // namespace
 
 Result<std::vector<RunRow>> listRuns(Database& db)
@@ -383,8 +400,10 @@ Result<StoredRun> readRun(Database& db, int64_t runId)
         return header.error();
     StoredRun run;
     run.sim.options.backend = header->backend;
-    if (header->row.backend == "cuda_graph_trees")
-        run.sim.cuda = engine::config::CudaOptions {}; // the settings as written are in configJson
+    // A CUDA run (the settings as written are in configJson), or PyTorch's log of one.
+    if (header->row.backend == "cuda_graph_trees"
+        || (header->row.origin.log && header->row.origin.recordedAs.rfind("PyTorch", 0) == 0))
+        run.sim.cuda = engine::config::CudaOptions {};
     run.row = std::move(header->row);
     run.configJson = std::move(header->configJson);
     Simulation& sim = run.sim;
@@ -411,6 +430,9 @@ Result<StoredRun> readRun(Database& db, int64_t runId)
         return r.error();
     if (auto r = readGraphIds(db, runId, run.graphIds); !r)
         return r.error();
+    if (sim.origin.log)
+        if (auto r = readLogGraphIds(db, runId, run.graphIds); !r)
+            return r.error();
     return run;
 }
 
@@ -425,9 +447,11 @@ Result<std::vector<PoolSnapshot>> memoryAt(Database& db, int64_t runId, int even
         const std::string as = run->columnText(3);
         if (detail::fromRunLog(run->columnText(2), as))
             return Error { ErrorCode::NotFound,
-                "run " + std::to_string(runId) + " is a " + as
-                    + ": a log has no block-level memory; TorchAir's DEBUG memory-state lines give each graph "
-                      "pool's segments, shown with each call (Inspector) and in Compare",
+                "run " + std::to_string(runId) + " is a " + as + ": a log has no block-level memory; "
+                    + (as.rfind("PyTorch", 0) == 0
+                            ? "PyTorch's TORCH_LOGS tell no memory either (a memory snapshot of the same job does)"
+                            : "TorchAir's DEBUG memory-state lines give each graph pool's segments, shown with each "
+                              "call (Inspector) and in Compare"),
                 db.path() };
         return Error { ErrorCode::NotFound, "run " + std::to_string(runId) + " was stored without its memory timeline",
             db.path() };

@@ -86,6 +86,7 @@ public:
         m_run.sim.origin.recordedAs = "PyTorch log";
         m_run.sim.scenarioPath = path;
         m_run.sim.profile = memory::Profile::Cuda;
+        m_run.sim.cuda = config::CudaOptions {}; // a CUDA Graph Trees run; its options are not logged
         m_run.sim.sizesUnknown = "PyTorch's TORCH_LOGS do not tell memory (a memory snapshot of the same job does)";
     }
 

@@ -383,7 +383,19 @@ void Builder::bindings(GraphState& g, const CallRecord& rec, const ParsedKey& ke
     const Graph& graph = *g.graph;
     auto placeholder
         = [&](int position) -> const Node& { return graph.nodes[size_t(g.analysis.placeholders[size_t(position)])]; };
-    if (rec.action == CallAction::Recapture && rec.recaptureCause == "mutated_input") {
+    std::string cause = rec.recaptureCause;
+    if (rec.action == CallAction::Recapture && cause.empty()) {
+        // An INFO log, or one cut before the counters line: TorchAir's DEBUG counters line tells the cause.
+        cause = checkedMutatedInputs(graph, g.analysis).empty() ? "core_limit" : "mutated_input";
+        if (m_noted.insert(graph.id + "\ncause").second)
+            note("assumed",
+                callText(rec) + ": a recapture whose cause the log does not tell (TorchAir's DEBUG counters line "
+                    + "does), taken as "
+                    + (cause == "mutated_input" ? "a moved mutated input, the usual cause"
+                                                : "a changed core limit ('" + graph.id + "' has no mutated user input)")
+                    + "; so are " + graph.id + "'s later recaptures of unknown cause");
+    }
+    if (rec.action == CallAction::Recapture && cause == "mutated_input") {
         ++g.moves;
         std::string names;
         for (const std::string& name : checkedMutatedInputs(graph, g.analysis)) {
@@ -403,7 +415,7 @@ void Builder::bindings(GraphState& g, const CallRecord& rec, const ParsedKey& ke
                     + "prints no address of a mutated input): every mutated user input of '" + graph.id
                     + "' is taken as moved (" + names + ")");
     }
-    if (rec.action == CallAction::Recapture && rec.recaptureCause == "core_limit") {
+    if (rec.action == CallAction::Recapture && cause == "core_limit") {
         CoreLimit next;
         const bool full = !m_core || (m_core->cube == m_s.device.cubeCores && m_core->vector == m_s.device.vectorCores);
         next.cube = full ? std::max(1, m_s.device.cubeCores / 2) : m_s.device.cubeCores;
@@ -570,9 +582,15 @@ Result<void> Builder::build()
         m_s.calls.push_back(std::move(call));
         outputs(g, rec, index);
     }
-    if (m_s.calls.empty())
+    if (m_s.calls.empty()) {
+        std::string graphs;
+        for (const Graph& g : m_s.graphs)
+            graphs += (graphs.empty() ? "'" : ", '") + g.id + "'";
         return makeError(ErrorCode::InvalidArgument,
-            "no call of the log's run is of a graph of the source: give the graphs of the same job", m_path);
+            "no FX graph of the log's run fits a graph of " + m_s.path + " (" + (graphs.empty() ? "none" : graphs)
+                + ") by id, or by its keys, parameters and mutated inputs: give the graphs of the same job",
+            m_path);
+    }
     if (skipped)
         note("unknown", std::to_string(skipped) + " calls of graphs the source lacks are left out");
     if (eager)

@@ -98,10 +98,11 @@ bool MainWindow::openSample(const QString& name)
 void MainWindow::fitLayoutToContent()
 {
     // A recording has no FX graph: the centre would be an empty canvas, so the docks (its memory,
-    // the stepper, the events) take the whole window; anything with a graph brings the centre back.
+    // the stepper, the events) take the whole window; anything with a graph brings the centre back,
+    // a log's run too when the project holds its job's graphs (storage::StoredRun::graphIds).
     const auto run = m_session->run();
     const bool recording = run && run->sim.origin.kind == engine::runtime::RunOriginKind::Recorded;
-    if (recording && !welcomeVisible())
+    if (recording && run->graphIds.empty() && !welcomeVisible())
         centralWidget()->hide();
     else
         centralWidget()->show();

@@ -52,7 +52,7 @@ QString runTitle(const storage::RunRow& r)
 {
     // CUDA Graph Trees counts in PyTorch's words: a capture is a recording, an eager call a warm-up
     // or a run without CUDA graphs.
-    const bool cuda = r.backend == "cuda_graph_trees";
+    const bool cuda = r.backend == "cuda_graph_trees" || (r.origin.log && r.origin.recordedAs.rfind("PyTorch", 0) == 0);
     QString t = QString(cuda ? "Run %1 · %2 · %3 calls · %4 events · %5 recordings (%6 re-records), %7 replays"
                              : "Run %1 · %2 · %3 calls · %4 events · %5 captures, %6 recaptures, %7 replays")
                     .arg(r.id)

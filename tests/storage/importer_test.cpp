@@ -228,6 +228,37 @@ TEST_F(Importer, ACudaTraceComesWithItsRunLinkedToItsGraphs)
     }
 }
 
+// A PyTorch log and a TORCH_TRACE of the same program (case d_two_functions; the trace is of another run of
+// it, with the same compile ids) in one project: the log's run draws its steps' graphs from the trace, by
+// compile id (the log's own source has no graph).
+TEST_F(Importer, ALogRunJoinsTheGraphsOfItsJobsTrace)
+{
+    const std::string dir = std::string(ACLGI_TEST_DATA_DIR) + "/real/";
+    const std::string db = file("p.aclgi");
+    auto logOnly = importPaths(db, { dir + "logs/d_two_functions.log" });
+    ASSERT_TRUE(logOnly.ok());
+    auto project = openProject(db);
+    ASSERT_TRUE(project.ok());
+    auto runs = listRuns(*project);
+    ASSERT_TRUE(runs.ok() && runs->size() == 1);
+    const int64_t logRun = runs->front().id;
+    auto alone = readRun(*project, logRun);
+    ASSERT_TRUE(alone.ok());
+    EXPECT_TRUE(alone->graphIds.empty()) << "a log alone has no graph to draw";
+    auto withTrace = importPaths(db, { dir + "trace/two_functions.log" });
+    ASSERT_TRUE(withTrace.ok());
+    ASSERT_EQ((*withTrace)[0].status, Status::Imported) << (*withTrace)[0].message;
+    auto joined = readRun(*project, logRun);
+    ASSERT_TRUE(joined.ok());
+    ASSERT_EQ(joined->sim.graphs.size(), 2u); // 0/0 and 0/1
+    for (const auto& g : joined->sim.graphs) {
+        ASSERT_TRUE(joined->graphIds.count(g.name)) << g.name;
+        auto graph = readGraph(*project, joined->graphIds.at(g.name));
+        ASSERT_TRUE(graph.ok());
+        EXPECT_EQ(graph->id.rfind(g.name + "/", 0), 0u) << graph->id << " for " << g.name;
+    }
+}
+
 // A run log streams into the tables as it is read (engine/ingest/run_log.h): its calls, steps with
 // their line numbers and summary are stored as the reader in memory gives them; a cancel halfway
 // leaves nothing of it.
