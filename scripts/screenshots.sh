@@ -97,6 +97,19 @@ SCREEN=1366x768 shot real-beside-simulation-1366.png "$work/real-beside.aclgi" -
 "$app" import resources/samples/logs/09_capture_limit_fallback.torchair.log --db "$work/log-beside.aclgi" --quiet
 shot log-beside-simulation.png "$work/log-beside.aclgi" --compare-runs 2,1 --dock Compare --dock Log
 SCREEN=1366x768 shot log-beside-simulation-1366.png "$work/log-beside.aclgi" --compare-runs 2,1 --dock Compare --dock Log
+# The run that log tells, as a scenario (simulate LOG --graphs SAMPLE --db: run 1, its graphs imported
+# first), and the Config form's what-if on it (run 2: static_capture_size_limit=64), compared: the log's
+# fallback at call 3 is gone, call 3 captures.
+log09=resources/samples/logs/09_capture_limit_fallback.torchair.log
+"$app" import resources/samples/09_capture_limit_fallback.json --db "$work/log-run.aclgi" --quiet
+"$app" simulate "$log09" --graphs resources/samples/09_capture_limit_fallback.json --db "$work/log-run.aclgi" \
+    -o /dev/null 2>/dev/null
+"$app" simulate "$work/log-run.aclgi.09_capture_limit_fallback.torchair.log.scenario.json" \
+    --set debug.aclgraph.static_capture_size_limit=64 --db "$work/log-run.aclgi" -o /dev/null 2>/dev/null
+what_if="#2 09_capture_limit_fallback.torchair.log as a scenario [debug.aclgraph.static_capture_size_limit=64]"
+shot log-run-what-if.png "$work/log-run.aclgi" --select "$what_if" --step 18 --compare-runs 1,2 --dock Compare
+SCREEN=1366x768 shot log-run-what-if-1366.png "$work/log-run.aclgi" --select "$what_if" --step 18 \
+    --compare-runs 1,2 --dock Compare
 # The 80-layer decoder's run stepped to an input update of its decode graph (2,173 nodes, folded).
 shot graph-decoder80.png "$work/decoder80.aclgi" --step 13
 # A node of sample 01's decode graph in the Inspector, and the graph's pass reports.

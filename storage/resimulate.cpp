@@ -2,6 +2,7 @@
 #include "storage/resimulate.h"
 
 #include "engine/config/setting_text.h"
+#include "engine/scenario/scenario.h"
 #include "storage/project_db.h"
 #include "storage/run_store.h"
 #include "storage/simulate_source.h"
@@ -17,17 +18,32 @@ namespace {
 
 using engine::config::Setting;
 
-/// The sources row of the scenario file itself, when the project imported it.
+/// The sources row of the scenario file itself, when the project imported it; for a scenario of a log
+/// (a small file with "log", scenario.h LogSource), the row of its graphs' file or folder, so the run's
+/// steps draw the graphs the project holds.
 std::optional<int64_t> sourceOf(Database& db, const std::string& path)
 {
     auto s = db.prepare("SELECT id FROM sources WHERE path = ? ORDER BY id DESC LIMIT 1");
     if (!s)
         return std::nullopt;
-    s->bind(1, detail::absolutePath(path));
-    auto row = s->step();
-    if (!row || !*row)
+    auto lookUp = [&s](const std::string& p) -> std::optional<int64_t> {
+        s->reset();
+        s->bind(1, detail::absolutePath(p));
+        auto row = s->step();
+        if (!row || !*row)
+            return std::nullopt;
+        return s->columnInt(0);
+    };
+    if (auto own = lookUp(path))
+        return own;
+    std::error_code ec;
+    const auto size = std::filesystem::file_size(path, ec);
+    if (ec || size > (64u << 10))
         return std::nullopt;
-    return s->columnInt(0);
+    auto scenario = engine::scenario::readScenarioFile(path);
+    if (!scenario || !scenario->log)
+        return std::nullopt;
+    return lookUp(scenario->log->graphs);
 }
 
 /// storeSimulation with the write's cancel point (`onRows` returns false to stop).

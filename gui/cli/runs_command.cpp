@@ -138,6 +138,11 @@ std::string runText(const storage::StoredRun& run)
     for (const auto& h : sim.hazards)
         out += "  call " + std::to_string(h.call) + " " + engine::runtime::hazardKindName(h.kind)
             + (h.graph.empty() ? "" : " " + h.graph) + ": " + h.message + "\n";
+    if (!sim.assumptions.empty()) {
+        out += "assumed or unknown:\n";
+        for (const std::string& a : sim.assumptions)
+            out += "  " + a + "\n";
+    }
     return out;
 }
 
@@ -148,6 +153,7 @@ ordered_json runJson(const storage::StoredRun& run)
     const ordered_json config = ordered_json::parse(run.configJson, nullptr, false);
     j["config"] = config.is_discarded() || isRecorded(run.row) ? ordered_json() : config;
     j["warnings"] = sim.warnings;
+    j["assumptions"] = sim.assumptions;
     ordered_json graphs = ordered_json::array();
     for (const auto& g : sim.graphs)
         graphs.push_back({ { "name", g.name }, { "id", g.id }, { "pool", g.pool.str() }, { "keys", g.allKeys },

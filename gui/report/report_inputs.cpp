@@ -258,9 +258,11 @@ Result<void> loadSimulated(const std::string& input, const std::vector<engine::c
             return std::move(result->passes);
         };
     };
+    const std::vector<std::string> assumed = engine::scenario::assumptionNotes(sc);
     auto sim = engine::runtime::simulate(sc);
     if (!sim)
         return sim.error();
+    sim->assumptions.insert(sim->assumptions.end(), assumed.begin(), assumed.end());
     into.runs.push_back({ std::move(sim.value()), name, {}, {}, {}, {} });
     addGraphs(into.runs.back(), graphOf, passesFor(into.runs.back().sim));
     if (settings.empty())
@@ -270,6 +272,7 @@ Result<void> loadSimulated(const std::string& input, const std::vector<engine::c
     auto other = engine::runtime::simulate(sc, options);
     if (!other)
         return other.error();
+    other->assumptions.insert(other->assumptions.end(), assumed.begin(), assumed.end());
     std::string label = name + " [";
     for (size_t i = 0; i < settings.size(); ++i)
         label += (i ? ", " : "") + engine::config::settingText(settings[i]);

@@ -92,4 +92,31 @@ with tempfile.TemporaryDirectory() as tmp:
     check(str(bogus) in bad.stderr and bad.stdout == "", f"simulate into a non-database: {bad.stderr!r}")
     run("runs", expect=2)
 
+    # A log's run as a scenario (docs/run-logs.md): `simulate LOG --graphs SRC --db` writes the scenario
+    # file that names the two, stores the run with what it assumed, and `report` sets the log beside it.
+    log = SAMPLES / "logs" / "09_capture_limit_fallback.torchair.log"
+    alone = run("simulate", log, expect=1)
+    check("--graphs" in alone.stderr and str(log) in alone.stderr, f"a log alone: {alone.stderr!r}")
+    run("simulate", second, "--run", "1", expect=2)
+    no_rank = run("simulate", log, "--graphs", second, "--run", "rank 7", expect=1)
+    check("no run 'rank 7'" in no_rank.stderr and str(log) in no_rank.stderr, f"no such run: {no_rank.stderr!r}")
+    logdb = pathlib.Path(tmp) / "log.aclgi"
+    run("import", second, "--db", logdb, "--quiet")  # the graphs, so the run's steps draw them (source 1)
+    made = run("simulate", log, "--graphs", second, "--db", logdb)
+    written = pathlib.Path(str(logdb) + "." + log.name + ".scenario.json")
+    check(f"wrote the run's scenario to {written}" in made.stderr and written.exists(), f"scenario file: {made.stderr!r}")
+    check("note: assumed:" in made.stderr, f"the notes are printed: {made.stderr!r}")
+    scenario_file = json.loads(written.read_text())
+    check(scenario_file["log"] == {"file": str(log.resolve()), "graphs": str(second.resolve())}, f"{scenario_file}")
+    one = json.loads(run("runs", "--db", logdb, "--json", "--run", 1).stdout)["run"]
+    check(one["scenario_path"] == str(written.resolve()), f"stored against the scenario file: {one['scenario_path']}")
+    check(one["source_id"] == 1, f"linked to the imported graphs: {one['source_id']}")
+    check(any("note: assumed:" in a for a in one["assumptions"]), f"assumptions stored: {one['assumptions']}")
+    check([h["kind"] for h in one["hazards"]] == ["fallback"], f"the log's fallback: {one['hazards']}")
+    check("assumed or unknown:" in run("runs", "--db", logdb, "--run", 1).stdout, "runs --run lists the assumptions")
+    md = pathlib.Path(tmp) / "log-vs-run.md"
+    run("report", log, written, "--compare", "-o", md)
+    text = md.read_text()
+    check("4 of 4 agree" in text and "### Assumed or unknown" in text, "report: the calls agree, the assumptions shown")
+
 _checks.finish()
