@@ -126,18 +126,7 @@ private:
     std::set<std::string> m_warned;
     std::map<std::string, std::pair<size_t, int>> m_skips; ///< compile id and reason -> (hazard, times)
     std::map<std::string, std::pair<size_t, int>> m_limits; ///< limit -> (hazard, calls over it)
-    int m_recompiles = 0;
-    /// Per recompiled function ("forward in /app/model.py:68"): the calls it recompiled before, the
-    /// compile ids, the first guard failure of its latest recompile, and its hazard once there is one.
-    struct Recompiles {
-        std::vector<int> calls;
-        std::vector<std::string> ids;
-        std::string failure;
-        size_t hazard = SIZE_MAX;
-    };
-    std::map<std::string, Recompiles> m_recompiled;
-    std::string m_lastRecompiled;
-    void recompiled(const Pending& p);
+    RecompileTracker m_recompiles { "warms up and records again" };
     std::map<std::string, std::vector<std::string>> m_unrecorded; ///< per compile id: sizes warmed up, not recorded
     std::map<std::string, std::set<std::string>> m_recorded; ///< per compile id: sizes recorded
 };
@@ -224,46 +213,6 @@ void PyTorchBuilder::flushPrelude(bool intoCall)
     }
 }
 
-/// A recompile per call: the same function recompiled on kRepeatHazard calls or more (docs/run-logs.md).
-void PyTorchBuilder::recompiled(const Pending& p)
-{
-    const std::string& m = p.entry.message;
-    if (starts(m, "Recompiling function ")) {
-        ++m_recompiles;
-        m_lastRecompiled = m.substr(21);
-        Recompiles& r = m_recompiled[m_lastRecompiled];
-        r.calls.push_back(m_run.callCount());
-        r.ids.push_back(p.compileId);
-        r.failure.clear();
-    } else if (starts(m, "    - ") && !m_lastRecompiled.empty() && m_recompiled[m_lastRecompiled].failure.empty()) {
-        m_recompiled[m_lastRecompiled].failure = m.substr(6);
-    } else {
-        return;
-    }
-    Recompiles& r = m_recompiled[m_lastRecompiled];
-    if (int(r.calls.size()) < kRepeatHazard)
-        return;
-    if (r.hazard == SIZE_MAX) {
-        r.hazard = m_run.sim.hazards.size();
-        runtime::Hazard h;
-        h.kind = HazardKind::RecompilePerCall;
-        h.call = r.calls.back();
-        h.graph = p.compileId;
-        h.concerns = m_lastRecompiled;
-        m_run.sim.hazards.push_back(h);
-    }
-    std::string ids;
-    for (size_t i = 0; i < r.ids.size() && i < 8; ++i)
-        ids += (i ? ", " : "") + (r.ids[i].empty() ? std::string("?") : r.ids[i]);
-    if (r.ids.size() > 8)
-        ids += ", ...";
-    runtime::Hazard& h = m_run.sim.hazards[r.hazard];
-    h.message = "Dynamo recompiled function " + m_lastRecompiled + " " + std::to_string(r.calls.size())
-        + " times (compile ids " + ids + "), from call " + std::to_string(r.calls.front()) + " to call "
-        + std::to_string(r.calls.back()) + ": each recompile is a new graph that warms up and records again"
-        + (r.failure.empty() ? std::string() : "; the latest guard failure: " + r.failure);
-}
-
 void PyTorchBuilder::add(const LogEntry& e)
 {
     if (m_prelude.size() >= kMaxStepLines && !m_call.open) { // lines of no call, without end: run-level
@@ -292,7 +241,7 @@ void PyTorchBuilder::add(const LogEntry& e)
     if (p.kind == Py::ReRecordInput && e.call < 0)
         splitReplayedChecks(p.entry.message);
     if (p.kind == Py::Recompile)
-        recompiled(p);
+        m_recompiles.add(p.entry.message, p.compileId, m_run.callCount(), m_run.sim.hazards);
     if (p.kind == Py::Skip) {
         // One hazard per compile and reason, counting how often the log repeats it.
         std::string reason = p.entry.message.substr(p.entry.message.find("skipping cudagraphs due to ") + 27);
@@ -527,7 +476,7 @@ runtime::Simulation PyTorchBuilder::finish()
         "read from a PyTorch log: " + std::to_string(m_run.callCount())
             + " calls logged (warm-ups, recordings, calls over the recompile limit); PyTorch logs no replay, so "
               "replays are not counted"
-            + (m_recompiles ? "; " + std::to_string(m_recompiles) + " recompiles" : ""));
+            + (m_recompiles.count() ? "; " + std::to_string(m_recompiles.count()) + " recompiles" : ""));
     return std::move(m_run.sim);
 }
 

@@ -95,6 +95,52 @@ void LogRunState::addCall(const runtime::CallRecord& call)
             m_error = r.error();
 }
 
+void RecompileTracker::add(const std::string& message, const std::string& compileId, int call,
+    std::vector<runtime::Hazard>& hazards, size_t* hazard)
+{
+    if (message.rfind("Recompiling function ", 0) == 0) {
+        ++m_count;
+        m_last = message.substr(21);
+        Function& f = m_functions[m_last];
+        f.calls.push_back(call);
+        f.ids.push_back(compileId);
+        f.failure.clear();
+    } else if (message.rfind("    - ", 0) == 0 && !m_last.empty() && m_functions[m_last].failure.empty()) {
+        m_functions[m_last].failure = message.substr(6);
+    } else {
+        return;
+    }
+    Function& f = m_functions[m_last];
+    if (int(f.calls.size()) < kRepeatHazard)
+        return;
+    if (f.hazard == SIZE_MAX) {
+        if (hazard && *hazard != SIZE_MAX) {
+            f.hazard = *hazard; // the run's one recompile_per_call hazard: this tells it better
+        } else {
+            f.hazard = hazards.size();
+            runtime::Hazard h;
+            h.kind = runtime::HazardKind::RecompilePerCall;
+            h.call = f.calls.back();
+            h.graph = compileId;
+            h.concerns = m_last;
+            hazards.push_back(h);
+            if (hazard)
+                *hazard = f.hazard;
+        }
+    }
+    std::string ids;
+    for (size_t i = 0; i < f.ids.size() && i < 8; ++i)
+        ids += (i ? ", " : "") + (f.ids[i].empty() ? std::string("?") : f.ids[i]);
+    if (f.ids.size() > 8)
+        ids += ", ...";
+    runtime::Hazard& h = hazards[f.hazard];
+    h.concerns = m_last;
+    h.message = "Dynamo recompiled function " + m_last + " " + std::to_string(f.calls.size()) + " times (compile ids "
+        + ids + "), from call " + std::to_string(f.calls.front()) + " to call " + std::to_string(f.calls.back())
+        + ": each recompile is a new graph that " + m_consequence
+        + (f.failure.empty() ? std::string() : "; the latest guard failure: " + f.failure);
+}
+
 void LogRunState::note(const std::string& text)
 {
     if (std::find(m_notes.begin(), m_notes.end(), text) != m_notes.end())
@@ -235,8 +281,9 @@ struct RunLogReader::Impl {
                 held.push_back(e);
             return;
         }
-        if (pytorch && !p.pytorch) { // TORCH_LOGS lines of a TorchAir job: not read into its run (yet)
+        if (pytorch && !p.pytorch) { // TORCH_LOGS lines of a TorchAir job: only Dynamo's recompiles are read
             ++p.pytorchLines;
+            p.builder->dynamo(e);
             return;
         }
         if (torchair && p.pytorch) { // a TorchAir line in a PyTorch run: kept apart, counted
@@ -366,7 +413,8 @@ struct RunLogReader::Impl {
             if (p.pytorchLines)
                 run.sim.assumptions.push_back(std::to_string(p.pytorchLines)
                     + (p.pytorch ? " TorchAir lines of this process are not read into its PyTorch run"
-                                 : " PyTorch TORCH_LOGS lines of this process are not read into its TorchAir run"));
+                                 : " PyTorch TORCH_LOGS lines of this process are not read into its TorchAir run "
+                                   "(Dynamo's recompile lines only count towards the recompile_per_call hazard)"));
             if (p.builder->error())
                 return *p.builder->error();
             if (p.sink)

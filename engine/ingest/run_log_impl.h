@@ -3,16 +3,19 @@
 /// into its run. run_log.cpp owns the file, the lines, the processes and continuation lines;
 /// torchair_log.cpp interprets TorchAir's messages; pytorch_log.cpp PyTorch's TORCH_LOGS messages.
 #include "engine/ingest/run_log.h"
+#include "engine/runtime/hazard_rules.h"
 
+#include <cstdint>
+#include <map>
 #include <memory>
 #include <optional>
 
 namespace engine::ingest::detail {
 
-/// How often a thing repeats before the log's run calls it a hazard: recaptures of one FX graph (the
-/// simulator's recapture storm), re-records, recompiles of one function, new FX graphs after the
-/// first ones came back.
-constexpr int kRepeatHazard = 3;
+/// How often a thing repeats before the log's run calls it a hazard: recaptures of one FX graph and
+/// re-records (the simulator's storm, runtime::rules::kStormAt), recompiles of one function, new FX
+/// graphs after the first ones came back.
+constexpr int kRepeatHazard = runtime::rules::kStormAt;
 
 /// The run a builder fills: its summary in `sim`, and its steps and calls either kept there or, with a
 /// sink, handed on as each call closes and dropped (so a log of any length is read in bounded memory).
@@ -60,10 +63,51 @@ private:
 
 /// Builds one process's run from its entries (each whole: a message continued over several lines
 /// arrives joined by '\n').
+/// Dynamo's "Recompiling function F in P:L" lines and their guard failures (`[__recompiles]`), as both
+/// builders read them: a recompile_per_call hazard once one function has recompiled kRepeatHazard times,
+/// naming its compile ids, calls and latest guard failure (docs/run-logs.md "A recompile per call").
+class RecompileTracker {
+public:
+    /// `consequence`: what each recompile costs, in the runtime's words ("warms up and records again").
+    explicit RecompileTracker(std::string consequence)
+        : m_consequence(std::move(consequence))
+    {
+    }
+    /// Reads one message (a recompile line or a guard failure under it; others are ignored). `call`: the
+    /// call the recompile comes before. `hazard`: the run's recompile_per_call hazard when it has one
+    /// already (its index, else SIZE_MAX; set when this raises it): a second one is never added.
+    void add(const std::string& message, const std::string& compileId, int call, std::vector<runtime::Hazard>& hazards,
+        size_t* hazard = nullptr);
+    int count() const { return m_count; }
+    /// Whether a function has recompiled often enough for the hazard.
+    bool raised() const
+    {
+        for (const auto& [name, f] : m_functions)
+            if (f.hazard != SIZE_MAX)
+                return true;
+        return false;
+    }
+
+private:
+    struct Function {
+        std::vector<int> calls;
+        std::vector<std::string> ids;
+        std::string failure; ///< the first guard failure of its latest recompile
+        size_t hazard = SIZE_MAX;
+    };
+    std::string m_consequence;
+    std::map<std::string, Function> m_functions; ///< by "forward in /app/model.py:68"
+    std::string m_last;
+    int m_count = 0;
+};
+
 class RunBuilder {
 public:
     virtual ~RunBuilder() = default;
     virtual void add(const LogEntry& entry) = 0;
+    /// A PyTorch TORCH_LOGS line of this process when the builder reads another runtime's (a TorchAir
+    /// job's Dynamo lines): what it can use of it. Default: nothing.
+    virtual void dynamo(const LogEntry& entry) { (void)entry; }
     /// Ends the run: the last call is closed, graphs, pools and hazards are summed up.
     virtual runtime::Simulation finish() = 0;
     /// Streams the run into `sink` (before the first add()).

@@ -354,9 +354,19 @@ public:
     }
 
     void add(const LogEntry& e) override;
+    /// Dynamo's recompile lines of this job (TORCH_LOGS=recompiles): a recompile_per_call hazard.
+    void dynamo(const LogEntry& e) override
+    {
+        std::string message = e.message;
+        if (message.rfind("[__recompiles] ", 0) == 0)
+            message = message.substr(15);
+        m_recompiles.add(
+            message, e.compileId, m_run.callCount() + (m_call.open ? 1 : 0), m_run.sim.hazards, &m_lateHazard);
+    }
     runtime::Simulation finish() override;
 
 private:
+    RecompileTracker m_recompiles { "captures again, into a new memory pool" };
     struct GraphState {
         int record = -1;
         std::vector<std::string> captured; ///< keys captured and not reset, in capture order
@@ -432,6 +442,8 @@ void TorchairBuilder::lateGraph(const CallRecord& rec)
         h.key = rec.key;
         m_run.sim.hazards.push_back(h);
     }
+    if (m_recompiles.raised())
+        return; // Dynamo's own recompile lines tell it better
     std::string list;
     for (size_t i = 0; i < m_lateGraphs.size() && i < 8; ++i)
         list += (i ? ", " : "") + m_lateGraphs[i].first + " at call " + std::to_string(m_lateGraphs[i].second);
@@ -727,7 +739,7 @@ void TorchairBuilder::closeCall()
                 note("call " + std::to_string(rec.index) + " (line " + std::to_string(c.firstLine)
                     + "): a recapture whose cause no DEBUG counters line tells (cause unknown)");
             const int n = gr.recapturesMutatedInput + gr.recapturesCoreLimit + gr.recapturesForce;
-            if (n >= kRepeatHazard && !g.stormReported) {
+            if (n >= runtime::rules::kStormAt && !g.stormReported) {
                 g.stormReported = true;
                 runtime::Hazard h;
                 h.kind = HazardKind::RecaptureStorm;
@@ -735,12 +747,8 @@ void TorchairBuilder::closeCall()
                 h.graph = rec.graph;
                 h.key = rec.key;
                 h.concerns = rec.recaptureCause;
-                h.message = rec.graph + " has been recaptured " + std::to_string(n) + " times by call "
-                    + std::to_string(rec.index) + " (mutated input moved: " + std::to_string(gr.recapturesMutatedInput)
-                    + ", core limit changed: " + std::to_string(gr.recapturesCoreLimit)
-                    + ", force_recapture: " + std::to_string(gr.recapturesForce)
-                    + "). Each recapture costs a capture and counts against the capture limit; keep mutated inputs "
-                      "such as the KV cache at one address.";
+                h.message = runtime::rules::recaptureStorm(rec.graph, rec.index, gr.recapturesMutatedInput,
+                    gr.recapturesCoreLimit, gr.recapturesForce, "the capture limit");
                 m_run.sim.hazards.push_back(h);
             }
         }

@@ -2,6 +2,7 @@
 
 #include "engine/runtime/cgt/cgt_run.h"
 #include "engine/runtime/graph_device.h"
+#include "engine/runtime/hazard_rules.h"
 #include "engine/runtime/simulator_impl.h"
 #include "engine/runtime/torchair_text.h"
 
@@ -543,14 +544,11 @@ bool Simulator::captureKey(RtGraph& g, const std::string& key, const std::string
     if (recapture) {
         alloc(g.device).releasePool(g.pool); // the old NPUGraph is reset after the new capture
         const int recaptures = grec.recapturesMutatedInput + grec.recapturesCoreLimit + grec.recapturesForce;
-        if (recaptures >= 3 && !g.stormReported) {
+        if (recaptures >= rules::kStormAt && !g.stormReported) {
             g.stormReported = true;
             addHazard(HazardKind::RecaptureStorm, g.name, key, cause,
-                g.name + " has been recaptured " + std::to_string(recaptures) + " times by call "
-                    + std::to_string(m_call) + " (mutated input moved: " + std::to_string(grec.recapturesMutatedInput)
-                    + ", core limit changed: " + std::to_string(grec.recapturesCoreLimit) + ", force_recapture: "
-                    + std::to_string(grec.recapturesForce) + "). Each recapture costs a capture and counts against "
-                    + o.optionName("capture_limit") + "; keep mutated inputs such as the KV cache at one address.");
+                rules::recaptureStorm(g.name, m_call, grec.recapturesMutatedInput, grec.recapturesCoreLimit,
+                    grec.recapturesForce, o.optionName("capture_limit")));
         }
     }
     if (g.tempGraphAlive) {

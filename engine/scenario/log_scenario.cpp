@@ -657,6 +657,26 @@ Result<Scenario> loadLogScenario(
         d = d.rfind(graphsPath, 0) == 0 ? d : graphsPath + ": " + d;
     if (auto made = makeLogRunScenario(s, **run, logPath, symbols); !made)
         return made.error();
+    // The source's own "uses symbol S, which has no value" is moot where the log gave S to every call.
+    s.diagnostics.erase(std::remove_if(s.diagnostics.begin(), s.diagnostics.end(),
+                            [&s](const std::string& d) {
+                                const size_t at = d.find("' uses symbol ");
+                                const size_t open = d.find("graph '");
+                                const size_t end = d.find(", which has no value");
+                                if (at == std::string::npos || open == std::string::npos || end == std::string::npos)
+                                    return false;
+                                const std::string graph = d.substr(open + 7, at - open - 7);
+                                const std::string sym = d.substr(at + 14, end - at - 14);
+                                bool called = false;
+                                for (const Call& c : s.calls)
+                                    if (c.graph == graph) {
+                                        if (!c.symbols.count(sym))
+                                            return false;
+                                        called = true;
+                                    }
+                                return called;
+                            }),
+        s.diagnostics.end());
     s.name = baseName(logPath) + ((*run)->label.empty() ? "" : " " + (*run)->label) + " as a scenario";
     return s;
 }

@@ -661,6 +661,35 @@ TEST(LogScenario, ATensorShapeInTheKeyGivesItsDimsSymbols)
     EXPECT_EQ(shownCalls(*again), shownCalls(*sim));
 }
 
+/// TorchAir's own files as the graphs of a log: a TORCH_COMPILE_DEBUG folder (two graphs, matched by their
+/// keys and capture lines) and generated modules (output_code.py, static and npugraph_ex with a SymInt),
+/// each simulated, its log read back and made a scenario with the same files as its graphs.
+TEST(LogScenario, TorchairsOwnFilesServeAsTheGraphsOfTheirLog)
+{
+    const std::string data = ACLGI_TEST_DATA_DIR;
+    const std::vector<std::pair<std::string, engine::SymbolValues>> sources {
+        { data + "/debug_dir/torch_compile_debug", {} },
+        { data + "/torchair/output_code_static.py", {} },
+        { data + "/torchair/output_code_dynamic_npugraph_ex.py", { { "s0", 4 } } },
+    };
+    for (const auto& [path, symbols] : sources) {
+        auto scenario = engine::scenario::loadScenarioOrGraph(path, symbols, 3);
+        ASSERT_TRUE(scenario.ok()) << path << ": " << scenario.error().toString();
+        auto sim = engine::runtime::simulate(*scenario);
+        ASSERT_TRUE(sim.ok()) << path;
+        const std::string logPath = path + ".log";
+        auto log = readRunLogText(loggerText(*sim, LogLevel::Debug), logPath);
+        ASSERT_TRUE(log.ok()) << path;
+        auto graphs = engine::scenario::loadScenarioOrGraph(path, {}, 1, false);
+        ASSERT_TRUE(graphs.ok()) << path;
+        ASSERT_TRUE(engine::scenario::makeLogRunScenario(*graphs, log->runs[0], logPath).ok()) << path;
+        auto again = engine::runtime::simulate(*graphs);
+        ASSERT_TRUE(again.ok()) << path;
+        EXPECT_EQ(shownCalls(*again), shownCalls(*sim)) << path;
+        EXPECT_EQ(again->calls.size(), sim->calls.size()) << path;
+    }
+}
+
 std::string samplePath(const std::string& name)
 {
     return std::string(ACLGI_SOURCE_DIR) + "/resources/samples/" + name;
@@ -795,6 +824,42 @@ TEST(RunLog, NewFxGraphsAfterTheFirstCameBackAreARecompilePerCall)
     EXPECT_EQ(h.call, 8);
     EXPECT_NE(h.message.find("graph_4 at call 6, graph_5 at call 7, graph_6 at call 8"), std::string::npos)
         << h.message;
+
+    // The same job with TORCH_LOGS=recompiles: Dynamo's lines tell it, and it is still one hazard.
+    auto recompile = [](int id, int size) {
+        const std::string at
+            = "V1127 02:05:55.327000 553 torch/_dynamo/guards.py:4760] [0/" + std::to_string(id) + "] [__recompiles] ";
+        return at + "Recompiling function forward in /app/model.py:12\n" + at
+            + "    triggered by the following guard failure(s):\n" + at + "    - 0/" + std::to_string(id - 1)
+            + ": tensor 'x' size mismatch at index 0. expected " + std::to_string(size - 1) + ", actual "
+            + std::to_string(size) + "\n";
+    };
+    // TorchAir's logger form, so both loggers' lines name the one process (pid 553).
+    auto logger = [](const std::string& simulatorForm) {
+        std::string out;
+        for (size_t at = 0; at < simulatorForm.size();) {
+            const size_t end = simulatorForm.find('\n', at);
+            const std::string line = simulatorForm.substr(at, end - at);
+            out += "[INFO] TORCHAIR(553,python3):2026-11-27 10:00:00.000.000 [acl_graph.py:100]553 "
+                + line.substr(line.find(": ") + 2) + "\n";
+            at = end + 1;
+        }
+        return out;
+    };
+    const std::string told = logger(breaks) + recompile(1, 2) + logger(capture(6, 4, "no_updated_input"))
+        + recompile(2, 3) + logger(capture(7, 5, "no_updated_input")) + recompile(3, 4)
+        + logger(capture(8, 6, "no_updated_input"));
+    auto dynamo = readRunLogText(told, "told.log");
+    ASSERT_TRUE(dynamo.ok());
+    ASSERT_EQ(dynamo->runs.size(), 1u);
+    ASSERT_EQ(dynamo->runs[0].sim.hazards.size(), 1u);
+    const auto& d = dynamo->runs[0].sim.hazards[0];
+    EXPECT_STREQ(engine::runtime::hazardKindName(d.kind), "recompile_per_call");
+    EXPECT_NE(d.message.find("Dynamo recompiled function forward in /app/model.py:12 3 times (compile ids 0/1, 0/2, "
+                             "0/3), from call 6 to call 8: each recompile is a new graph that captures again"),
+        std::string::npos)
+        << d.message;
+    EXPECT_NE(d.message.find("expected 3, actual 4"), std::string::npos) << d.message;
 }
 
 } // namespace

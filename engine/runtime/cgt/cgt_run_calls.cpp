@@ -1,4 +1,5 @@
 #include "engine/runtime/cgt/cgt_run_impl.h"
+#include "engine/runtime/hazard_rules.h"
 
 #include <algorithm>
 
@@ -328,7 +329,7 @@ std::vector<uint64_t> Run::record(
                     + ") and keeps the old recording and its memory; an old address coming back replays the old "
                       "one (docs/cuda-graph-trees.md §5 R1, R3)");
     }
-    if (g.rerecords >= 3 && !g.stormReported) {
+    if (g.rerecords >= rules::kStormAt && !g.stormReported) {
         g.stormReported = true;
         addHazard(HazardKind::RecaptureStorm, g.compileId, m_key, "re-records",
             "graph " + g.graph->id + " has been recorded again " + std::to_string(g.rerecords) + " times by call "
