@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <cctype>
 #include <map>
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <set>
 
@@ -120,6 +121,98 @@ std::string callText(const CallRecord& rec)
     return "call " + std::to_string(rec.index) + " (" + rec.graph + ", graph key {" + rec.key + "})";
 }
 
+/// What the scenario needs of one call of the log: its record (without its memory states) and the few
+/// texts it reads, so that a log of any length is read in bounded memory per call.
+struct CallFacts {
+    CallRecord rec;
+    bool outputsAlive = false; ///< "All output tensors weak ref are valid" (torchair-behavior.md §2.6)
+    bool noReuse = false; ///< "memory pool reuse is disable", "no mempool reuse in fx_graph" (§3)
+    std::string captureInfo; ///< "AclGraph{id: ..} ... has {p} parameters and {m} mutated_inputs, ..."
+};
+
+/// One run of the log as the scenario reads it.
+struct RunFacts {
+    std::string label;
+    std::string recordedAs;
+    bool cuda = false;
+    std::vector<runtime::Hazard> hazards;
+    std::vector<CallFacts> calls;
+};
+
+/// Takes what a step of a call tells into `f`.
+void readStep(const runtime::Event& e, CallFacts& f)
+{
+    for (const runtime::LogLine& l : e.log) {
+        const std::string& t = l.text;
+        f.outputsAlive |= t.rfind("All output tensors weak ref are valid", 0) == 0;
+        f.noReuse |= t.find("memory pool reuse is disable") != std::string::npos
+            || t.find("no mempool reuse in fx_graph") != std::string::npos;
+        if (f.captureInfo.empty() && t.find(" mutated_inputs, and {") != std::string::npos)
+            f.captureInfo = t.substr(0, t.find(" all the input meta info"));
+    }
+}
+
+RunFacts factsOf(const ingest::LogRun& run)
+{
+    RunFacts out;
+    out.label = run.label;
+    out.recordedAs = run.sim.origin.recordedAs;
+    out.cuda = bool(run.sim.cuda);
+    out.hazards = run.sim.hazards;
+    for (const CallRecord& rec : run.sim.calls) {
+        CallFacts f;
+        f.rec = rec;
+        f.rec.pools.clear();
+        for (int i = rec.firstEvent; i < rec.firstEvent + rec.eventCount && i < int(run.sim.events.size()); ++i)
+            readStep(run.sim.events[size_t(i)], f);
+        out.calls.push_back(std::move(f));
+    }
+    return out;
+}
+
+/// Collects a run's facts as the reader streams it (ingest::RunLogOptions::sinks).
+class FactsSink : public ingest::LogRunSink {
+public:
+    explicit FactsSink(std::vector<RunFacts>& runs)
+        : m_runs(runs)
+    {
+    }
+    Result<void> begin(const runtime::Simulation& header) override
+    {
+        m_facts.recordedAs = header.origin.recordedAs;
+        m_facts.cuda = bool(header.cuda);
+        return {};
+    }
+    Result<void> step(const runtime::Event& e) override
+    {
+        if (e.call >= 0)
+            readStep(e, m_pending);
+        return {};
+    }
+    Result<void> call(const CallRecord& rec) override
+    {
+        m_pending.rec = rec;
+        m_pending.rec.pools.clear();
+        m_facts.calls.push_back(std::move(m_pending));
+        m_pending = CallFacts();
+        return {};
+    }
+    Result<void> end(const ingest::LogRun& run, int events) override
+    {
+        (void)events;
+        m_facts.label = run.label;
+        m_facts.recordedAs = run.sim.origin.recordedAs;
+        m_facts.hazards = run.sim.hazards;
+        m_runs.push_back(std::move(m_facts));
+        return {};
+    }
+
+private:
+    std::vector<RunFacts>& m_runs;
+    RunFacts m_facts;
+    CallFacts m_pending;
+};
+
 /// What the scenario knows of one FX graph of the log.
 struct GraphState {
     const Graph* graph = nullptr;
@@ -135,7 +228,7 @@ struct GraphState {
 
 class Builder {
 public:
-    Builder(Scenario& s, const ingest::LogRun& run, const std::string& logPath, const SymbolValues& given)
+    Builder(Scenario& s, const RunFacts& run, const std::string& logPath, const SymbolValues& given)
         : m_s(s)
         , m_run(run)
         , m_path(logPath)
@@ -150,18 +243,26 @@ private:
     {
         m_s.diagnostics.push_back(m_path + ": note: " + what + ": " + text);
     }
+    /// A note said of one call that may repeat at many calls: said once, the repeats counted (a long log
+    /// would otherwise give a note per call).
+    void noteEach(const std::string& kind, const std::string& what, const std::string& text)
+    {
+        auto [it, added] = m_repeats.emplace(kind, std::make_pair(m_s.diagnostics.size(), 0));
+        if (added)
+            note(what, text);
+        else
+            ++it->second.second;
+    }
     Result<void> mapGraphs();
     void keySymbols(GraphState& g, const CallRecord& rec, const ParsedKey& key, Call& call);
     void otherSymbols(GraphState& g, const CallRecord& rec, Call& call);
     void bindings(GraphState& g, const CallRecord& rec, const ParsedKey& key, Call& call);
-    void outputs(GraphState& g, const CallRecord& rec, int callIndex);
+    void outputs(GraphState& g, const CallFacts& f, int callIndex);
     void options();
-    bool callSays(const CallRecord& rec, const std::string& needle) const;
-    std::string callLine(const CallRecord& rec, const std::string& needle) const;
     void set(const std::string& torchair, const std::string& npugraphEx, PyValue v, const std::string& from);
 
     Scenario& m_s;
-    const ingest::LogRun& m_run;
+    const RunFacts& m_run;
     std::string m_path;
     SymbolValues m_given;
     std::map<std::string, SymbolValues> m_defaults; ///< per graph id: its first call's symbols in the source
@@ -169,22 +270,8 @@ private:
     std::optional<CoreLimit> m_core;
     bool m_npugraphEx = false;
     std::set<std::string> m_noted;
+    std::map<std::string, std::pair<size_t, int>> m_repeats; ///< noteEach: kind -> (its note, repeats)
 };
-
-bool Builder::callSays(const CallRecord& rec, const std::string& needle) const
-{
-    return !callLine(rec, needle).empty();
-}
-
-std::string Builder::callLine(const CallRecord& rec, const std::string& needle) const
-{
-    const auto& events = m_run.sim.events;
-    for (int i = rec.firstEvent; i < rec.firstEvent + rec.eventCount && i < int(events.size()); ++i)
-        for (const runtime::LogLine& l : events[size_t(i)].log)
-            if (l.text.find(needle) != std::string::npos)
-                return l.text;
-    return {};
-}
 
 /// What the log shows of one FX graph that a source graph must fit: its keys' entries and the
 /// parameter and mutated-input counts of its capture line ("has {p} parameters and {m} mutated_inputs").
@@ -231,15 +318,17 @@ Result<void> Builder::mapGraphs()
 {
     std::vector<std::string> names;
     std::map<std::string, LogGraphShape> shapes;
-    for (const CallRecord& rec : m_run.sim.calls) {
+    std::set<std::pair<std::string, std::string>> keys; // (graph, key): each distinct key once
+    for (const CallFacts& f : m_run.calls) {
+        const CallRecord& rec = f.rec;
         if (rec.graph.empty())
             continue;
         if (std::find(names.begin(), names.end(), rec.graph) == names.end())
             names.push_back(rec.graph);
         LogGraphShape& shape = shapes[rec.graph];
-        if (!rec.key.empty())
+        if (!rec.key.empty() && keys.emplace(rec.graph, rec.key).second)
             shape.keys.push_back(parseKey(rec.key));
-        const std::string info = callLine(rec, " mutated_inputs, and {");
+        const std::string& info = f.captureInfo;
         if (!info.empty()) {
             shape.parameters = int(braceNumberAfter(info, "}, has {"));
             shape.mutated = int(braceNumberAfter(info, "} parameters and {"));
@@ -297,8 +386,8 @@ Result<void> Builder::mapGraphs()
         auto it = byName.find(n);
         if (it == byName.end()) {
             int calls = 0;
-            for (const CallRecord& rec : m_run.sim.calls)
-                calls += rec.graph == n;
+            for (const CallFacts& f : m_run.calls)
+                calls += f.rec.graph == n;
             note("unknown",
                 n + " (" + std::to_string(calls) + (calls == 1 ? " call" : " calls")
                     + ") fits no graph of the source left (its keys, parameters and mutated inputs): its calls are "
@@ -319,7 +408,7 @@ void Builder::keySymbols(GraphState& g, const CallRecord& rec, const ParsedKey& 
     const auto& entries = g.analysis.keyEntries;
     if (!key.ok || key.entries.size() != entries.size()) {
         if (!rec.key.empty())
-            note("unknown",
+            noteEach("key " + g.graph->id, "unknown",
                 callText(rec) + ": the key does not read as " + g.graph->id + "'s " + std::to_string(entries.size())
                     + " key entries (TorchAir's unupdated_sym_input_index): its " + "symbols are taken as below");
         return;
@@ -406,11 +495,11 @@ void Builder::bindings(GraphState& g, const CallRecord& rec, const ParsedKey& ke
             names += (names.empty() ? "" : ", ") + name;
         }
         if (names.empty())
-            note("unknown",
+            noteEach("no mutated " + graph.id, "unknown",
                 callText(rec) + ": recaptured for a moved mutated input, and '" + graph.id
                     + "' has no mutated user input as TorchAir derives them: the simulation replays instead");
         else
-            note("assumed",
+            noteEach("moved " + graph.id, "assumed",
                 callText(rec) + ": recaptured for a moved mutated input; the log does not say which (it "
                     + "prints no address of a mutated input): every mutated user input of '" + graph.id
                     + "' is taken as moved (" + names + ")");
@@ -422,14 +511,14 @@ void Builder::bindings(GraphState& g, const CallRecord& rec, const ParsedKey& ke
         next.vector = full ? std::max(1, m_s.device.vectorCores / 2) : m_s.device.vectorCores;
         m_core = next;
         call.coreLimit = next;
-        note("assumed",
+        noteEach("core limit", "assumed",
             callText(rec) + ": recaptured for a changed stream core limit, whose numbers the log does not "
                 + "print: set_stream_limit(" + std::to_string(next.cube) + ", " + std::to_string(next.vector)
                 + ") before it");
     }
     if (!key.ok || key.hash.empty() || g.analysis.parameterInputs.empty()) {
         if (!key.hash.empty() && g.analysis.parameterInputs.empty())
-            note("unknown",
+            noteEach("hash unused " + graph.id, "unknown",
                 callText(rec) + ": the key ends in a hash of parameter addresses, and '" + graph.id
                     + "' has no parameter input: the hash is not used");
     } else if (key.hash != g.hash) {
@@ -451,7 +540,7 @@ void Builder::bindings(GraphState& g, const CallRecord& rec, const ParsedKey& ke
                 b.name = graph.id + "." + n.name + "@params" + std::to_string(which);
                 g.bound[n.name] = b;
             }
-            note("assumed",
+            noteEach("hash " + graph.id, "assumed",
                 callText(rec) + ": the key's parameter-address hash " + key.hash
                     + (which + 1 == g.hashes.size() && it == g.hashes.end() ? " is new" : " is an earlier one")
                     + ": the parameters moved; the log gives only the hash, so every parameter input of '" + graph.id
@@ -464,10 +553,11 @@ void Builder::bindings(GraphState& g, const CallRecord& rec, const ParsedKey& ke
 
 /// "All output tensors weak ref are valid" at a key's call: the caller still held the outputs its call
 /// before of that key returned; "After reconstructing": it did not (torchair-behavior.md §2.6).
-void Builder::outputs(GraphState& g, const CallRecord& rec, int callIndex)
+void Builder::outputs(GraphState& g, const CallFacts& f, int callIndex)
 {
+    const CallRecord& rec = f.rec;
     auto before = g.keyCall.find(rec.key);
-    if (before != g.keyCall.end() && callSays(rec, "All output tensors weak ref are valid")) {
+    if (before != g.keyCall.end() && f.outputsAlive) {
         Call& earlier = m_s.calls[size_t(before->second)];
         earlier.keepOutputs = std::max(earlier.keepOutputs, callIndex - before->second);
         earlier.note = "outputs kept until call " + std::to_string(callIndex) + " (the log's line: outputs alive)";
@@ -494,9 +584,8 @@ void Builder::set(const std::string& torchair, const std::string& npugraphEx, Py
 
 void Builder::options()
 {
-    const auto& sim = m_run.sim;
     // The capture limit, from the fallback's warning text (torchair-behavior.md §2.3).
-    for (const runtime::Hazard& h : sim.hazards) {
+    for (const runtime::Hazard& h : m_run.hazards) {
         if (h.kind != runtime::HazardKind::Fallback)
             continue;
         const size_t at = h.message.find(h.concerns + "=");
@@ -511,15 +600,15 @@ void Builder::options()
         }
     }
     bool withHash = false, withoutHash = false, noReuse = false, force = false;
-    for (const CallRecord& rec : sim.calls) {
-        auto it = m_graphs.find(rec.graph);
+    for (const CallFacts& f : m_run.calls) {
+        auto it = m_graphs.find(f.rec.graph);
         if (it == m_graphs.end())
             continue;
-        const ParsedKey key = parseKey(rec.key);
+        const ParsedKey key = parseKey(f.rec.key);
         if (key.ok && !it->second.analysis.parameterInputs.empty())
             (key.hash.empty() ? withoutHash : withHash) = true;
-        noReuse |= callSays(rec, "memory pool reuse is disable") || callSays(rec, "no mempool reuse in fx_graph");
-        force |= rec.recaptureCause == "force";
+        noReuse |= f.noReuse;
+        force |= f.rec.recaptureCause == "force";
     }
     if (withHash != withoutHash)
         set("experimental_config.frozen_parameter", "frozen_parameter", PyValue::boolean(withoutHash),
@@ -538,15 +627,21 @@ void Builder::options()
 
 Result<void> Builder::build()
 {
-    if (m_run.sim.cuda || m_run.sim.origin.recordedAs.rfind("PyTorch", 0) == 0)
+    if (m_run.cuda || m_run.recordedAs.rfind("PyTorch", 0) == 0)
         return makeError(ErrorCode::InvalidArgument,
             "a PyTorch log of a CUDA run: its scenario comes from the job's TORCH_TRACE (simulate the trace; "
             "`report LOG TRACE --compare` sets the log beside it)",
             m_path);
-    m_npugraphEx = m_run.sim.origin.recordedAs.rfind("npugraph_ex", 0) == 0;
+    // npugraph_ex's logger, its capture limit's name, or recaptures it counts as forced (only npugraph_ex
+    // has force_recapture): the run went through npugraph_ex.
+    m_npugraphEx = m_run.recordedAs.rfind("npugraph_ex", 0) == 0;
+    for (const runtime::Hazard& h : m_run.hazards)
+        m_npugraphEx |= h.kind == runtime::HazardKind::Fallback && h.concerns == "capture_limit";
+    for (const CallFacts& f : m_run.calls)
+        m_npugraphEx |= f.rec.recaptureCause == "force";
     if (m_npugraphEx && m_s.backend != config::Backend::NpugraphEx) {
         if (m_s.backend)
-            note("assumed", "the backend is npugraph_ex, as the log's lines say, not the graphs' source's torchair");
+            note("assumed", "the backend is npugraph_ex, as the log says, not the graphs' source's torchair");
         m_s.backend = config::Backend::NpugraphEx;
     }
     if (!m_npugraphEx && !m_s.backend)
@@ -559,7 +654,8 @@ Result<void> Builder::build()
         return mapped;
     options();
     int skipped = 0, eager = 0;
-    for (const CallRecord& rec : m_run.sim.calls) {
+    for (const CallFacts& f : m_run.calls) {
+        const CallRecord& rec = f.rec;
         auto it = m_graphs.find(rec.graph);
         if (it == m_graphs.end()) {
             ++skipped;
@@ -574,13 +670,13 @@ Result<void> Builder::build()
         otherSymbols(g, rec, call);
         bindings(g, rec, key, call);
         if (rec.action == CallAction::Raised)
-            note("unknown",
+            noteEach("raised", "unknown",
                 callText(rec) + ": its capture did not finish in the log (it raised, or the log ends): the "
                     + "simulation runs it as the options say");
         eager += rec.action == CallAction::Eager;
         const int index = int(m_s.calls.size());
         m_s.calls.push_back(std::move(call));
-        outputs(g, rec, index);
+        outputs(g, f, index);
     }
     if (m_s.calls.empty()) {
         std::string graphs;
@@ -591,6 +687,9 @@ Result<void> Builder::build()
                 + ") by id, or by its keys, parameters and mutated inputs: give the graphs of the same job",
             m_path);
     }
+    for (const auto& [kind, said] : m_repeats)
+        if (said.second > 0)
+            m_s.diagnostics[said.first] += " (and at " + std::to_string(said.second) + " more calls)";
     if (skipped)
         note("unknown", std::to_string(skipped) + " calls of graphs the source lacks are left out");
     if (eager)
@@ -608,23 +707,22 @@ Result<void> Builder::build()
     return {};
 }
 
-/// The run of `log` that `label` names: "" = the only one; "rank 1" or "1"; "pid 4242".
-Result<const ingest::LogRun*> pickRun(const ingest::RunLog& log, const std::string& label)
+/// The run of `runs` that `label` names: "" = the only one; "rank 1" or "1"; "pid 4242".
+Result<const RunFacts*> pickRun(const std::vector<RunFacts>& runs, const std::string& label, const std::string& path)
 {
-    std::string runs;
-    for (const ingest::LogRun& r : log.runs)
-        runs += (runs.empty() ? "" : ", ") + (r.label.empty() ? std::string("(one process)") : r.label);
+    std::string names;
+    for (const RunFacts& r : runs)
+        names += (names.empty() ? "" : ", ") + (r.label.empty() ? std::string("(one process)") : r.label);
     if (label.empty()) {
-        if (log.runs.size() == 1)
-            return &log.runs[0];
+        if (runs.size() == 1)
+            return &runs[0];
         return makeError(ErrorCode::InvalidArgument,
-            "the log holds " + std::to_string(log.runs.size()) + " runs (" + runs + "): say which with --run LABEL",
-            log.path);
+            "the log holds " + std::to_string(runs.size()) + " runs (" + names + "): say which with --run LABEL", path);
     }
-    for (const ingest::LogRun& r : log.runs)
+    for (const RunFacts& r : runs)
         if (r.label == label || r.label == "rank " + label)
             return &r;
-    return makeError(ErrorCode::NotFound, "the log has no run '" + label + "'; its runs: " + runs, log.path);
+    return makeError(ErrorCode::NotFound, "the log has no run '" + label + "'; its runs: " + names, path);
 }
 
 } // namespace
@@ -632,17 +730,22 @@ Result<const ingest::LogRun*> pickRun(const ingest::RunLog& log, const std::stri
 Result<void> makeLogRunScenario(
     Scenario& s, const ingest::LogRun& run, const std::string& logPath, const SymbolValues& symbols)
 {
-    Builder b(s, run, logPath, symbols);
+    const RunFacts facts = factsOf(run);
+    Builder b(s, facts, logPath, symbols);
     return b.build();
 }
 
 Result<Scenario> loadLogScenario(
     const std::string& logPath, const std::string& graphsPath, const std::string& runLabel, const SymbolValues& symbols)
 {
-    auto log = ingest::readRunLog(logPath);
+    // Streamed: each run keeps its calls' records and the few texts the scenario reads, not its steps.
+    std::vector<RunFacts> runs;
+    ingest::RunLogOptions options;
+    options.sinks = [&runs]() { return std::make_unique<FactsSink>(runs); };
+    auto log = ingest::readRunLog(logPath, options);
     if (!log)
         return log.error();
-    auto run = pickRun(*log, runLabel);
+    auto run = pickRun(runs, runLabel, logPath);
     if (!run)
         return run.error();
     auto graphs = loadScenarioOrGraph(graphsPath, symbols, 1, false);
@@ -655,7 +758,8 @@ Result<Scenario> loadLogScenario(
             graphsPath);
     for (std::string& d : s.diagnostics)
         d = d.rfind(graphsPath, 0) == 0 ? d : graphsPath + ": " + d;
-    if (auto made = makeLogRunScenario(s, **run, logPath, symbols); !made)
+    Builder builder(s, **run, logPath, symbols);
+    if (auto made = builder.build(); !made)
         return made.error();
     // The source's own "uses symbol S, which has no value" is moot where the log gave S to every call.
     s.diagnostics.erase(std::remove_if(s.diagnostics.begin(), s.diagnostics.end(),
