@@ -179,7 +179,6 @@ public:
     }
     Result<void> begin(const runtime::Simulation& header) override
     {
-        m_facts.recordedAs = header.origin.recordedAs;
         m_facts.cuda = bool(header.cuda);
         return {};
     }
@@ -761,65 +760,30 @@ Result<Scenario> loadLogScenario(
     Builder builder(s, **run, logPath, symbols);
     if (auto made = builder.build(); !made)
         return made.error();
-    // The source's own "uses symbol S, which has no value" is moot where the log gave S to every call.
+    // The source's own "graph G uses symbol S, which has no value" (load.cpp, for a graph file) is moot:
+    // the log gives S, or the scenario's own note says that nothing does (Builder::otherSymbols).
     s.diagnostics.erase(std::remove_if(s.diagnostics.begin(), s.diagnostics.end(),
-                            [&s](const std::string& d) {
-                                const size_t at = d.find("' uses symbol ");
-                                const size_t open = d.find("graph '");
-                                const size_t end = d.find(", which has no value");
-                                if (at == std::string::npos || open == std::string::npos || end == std::string::npos)
-                                    return false;
-                                const std::string graph = d.substr(open + 7, at - open - 7);
-                                const std::string sym = d.substr(at + 14, end - at - 14);
-                                bool called = false;
-                                for (const Call& c : s.calls)
-                                    if (c.graph == graph) {
-                                        if (!c.symbols.count(sym))
-                                            return false;
-                                        called = true;
-                                    }
-                                return called;
+                            [](const std::string& d) {
+                                return d.find("' uses symbol ") != std::string::npos
+                                    && d.find(", which has no value") != std::string::npos;
                             }),
         s.diagnostics.end());
     s.name = baseName(logPath) + ((*run)->label.empty() ? "" : " " + (*run)->label) + " as a scenario";
     return s;
 }
 
-std::string logScenarioFileText(
-    const LogSource& source, const std::string& name, const std::vector<std::pair<std::string, PyValue>>& config)
+std::string logScenarioFileText(const LogSource& source, const std::string& name)
 {
-    nlohmann::ordered_json j;
-    j["format"] = "aclgraph-inspector-scenario";
-    j["version"] = kFormatVersion;
-    j["name"] = name;
     nlohmann::ordered_json log;
     log["file"] = source.file;
     log["graphs"] = source.graphs;
     if (!source.run.empty())
         log["run"] = source.run;
+    nlohmann::ordered_json j;
+    j["format"] = "aclgraph-inspector-scenario";
+    j["version"] = kFormatVersion;
+    j["name"] = name;
     j["log"] = log;
-    if (!config.empty()) {
-        nlohmann::ordered_json c = nlohmann::ordered_json::object();
-        for (const auto& [k, v] : config) {
-            switch (v.kind) {
-            case PyValue::Kind::Bool:
-                c[k] = v.b;
-                break;
-            case PyValue::Kind::Int:
-                c[k] = v.i;
-                break;
-            case PyValue::Kind::Float:
-                c[k] = v.f;
-                break;
-            case PyValue::Kind::Str:
-                c[k] = v.s;
-                break;
-            default:
-                c[k] = v.repr();
-            }
-        }
-        j["config"] = c;
-    }
     return j.dump(2) + "\n";
 }
 

@@ -39,10 +39,9 @@ Result<void> makeLogRunScenario(
 Result<Scenario> loadLogScenario(const std::string& logPath, const std::string& graphsPath,
     const std::string& runLabel = "", const SymbolValues& symbols = {});
 
-/// The text of a scenario file that names the log (`log`, scenario.h LogSource) with `config`: what
-/// `simulate LOG --graphs SRC --save-scenario FILE` writes, so the run can be simulated again (the
-/// Config form's what-if reads it again). Paths are written as given.
-std::string logScenarioFileText(
-    const LogSource& source, const std::string& name, const std::vector<std::pair<std::string, PyValue>>& config = {});
+/// The text of a scenario file that names the log (`log`, scenario.h LogSource): what
+/// `simulate LOG --graphs SRC --save-scenario FILE` (or `--db`) writes, so the run can be simulated again
+/// (the Config form's what-if reads it again). Paths are written as given.
+std::string logScenarioFileText(const LogSource& source, const std::string& name);
 
 } // namespace engine::scenario

@@ -745,9 +745,11 @@ TEST(LogScenario, AScenarioFileNamingTheLogLoadsAsItsRun)
     engine::scenario::LogSource source { samplePath("logs/09_capture_limit_fallback.torchair.log"),
         samplePath("09_capture_limit_fallback.json"), "" };
     {
+        // What simulate --save-scenario writes, with a config of the user's own on top.
+        auto text = nlohmann::ordered_json::parse(engine::scenario::logScenarioFileText(source, "my run"));
+        text["config"] = { { "debug.aclgraph.static_capture_size_limit", 3 } };
         std::ofstream f(dir / "run.json");
-        f << engine::scenario::logScenarioFileText(
-            source, "my run", { { "debug.aclgraph.static_capture_size_limit", engine::PyValue::integer(3) } });
+        f << text.dump(2);
     }
     auto s = engine::scenario::loadScenarioOrGraph((dir / "run.json").string());
     ASSERT_TRUE(s.ok()) << s.error().toString();
@@ -787,14 +789,22 @@ TEST(LogScenario, SeveralRunsNeedARunAndACudaLogTakesItsTrace)
     ASSERT_TRUE(sample.ok());
     auto sim = engine::runtime::simulate(*sample);
     ASSERT_TRUE(sim.ok());
-    const std::string text
-        = loggerText(*sim, LogLevel::Debug, 11, "[rank0]:") + loggerText(*sim, LogLevel::Debug, 12, "[rank1]:");
-    auto log = readRunLogText(text, "two.log");
-    ASSERT_TRUE(log.ok());
-    ASSERT_EQ(log->runs.size(), 2u);
-    engine::scenario::Scenario s = *sample;
-    ASSERT_TRUE(engine::scenario::makeLogRunScenario(s, log->runs[1], "two.log").ok());
-    EXPECT_NE(s.comment.find("rank 1"), std::string::npos) << s.comment;
+    const auto path = std::filesystem::temp_directory_path() / ("aclgi-two-" + std::to_string(::getpid()) + ".log");
+    {
+        std::ofstream f(path);
+        f << loggerText(*sim, LogLevel::Debug, 11, "[rank0]:") + loggerText(*sim, LogLevel::Debug, 12, "[rank1]:");
+    }
+    auto unsaid = engine::scenario::loadLogScenario(path.string(), graphs);
+    ASSERT_FALSE(unsaid.ok());
+    EXPECT_EQ(unsaid.error().context, path.string());
+    EXPECT_NE(
+        unsaid.error().message.find("the log holds 2 runs (rank 0, rank 1): say which with --run"), std::string::npos)
+        << unsaid.error().message;
+    auto second = engine::scenario::loadLogScenario(path.string(), graphs, "1"); // "1" names "rank 1"
+    std::filesystem::remove(path);
+    ASSERT_TRUE(second.ok()) << second.error().toString();
+    EXPECT_NE(second->comment.find("(rank 1)"), std::string::npos) << second->comment;
+    EXPECT_EQ(second->calls.size(), loggedCalls(*sim).size()); // the eager calls after the fallback print nothing
 
     auto cuda = engine::ingest::readRunLog(std::string(ACLGI_TEST_DATA_DIR) + "/real/logs/d_two_functions.log");
     ASSERT_TRUE(cuda.ok());
